@@ -1,0 +1,101 @@
+# Top-level Makefile of the resilient RMA key-value store.
+#
+#   make deps     install packages, find or build a ULFM Open MPI (once)
+#   make          build the library, tools and tests
+#   make test     run every test; ends with "N passed, N failed[, N skipped]"
+#   make run      the main job: a default experiment with a kill and recovery
+#   make bench    benchmarks; result files land in results/bench/
+#   make install  PREFIX=/usr/local: header, libraries, kvstore.pc
+#
+# The MPI is the one scripts/deps.sh recorded in build/mpi.mk; make runs
+# deps by itself when that file is missing.
+
+PREFIX ?= /usr/local
+BUILD  := build
+CC_OPT ?= -O2 -g
+CFLAGS := $(CC_OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -Ikvstore
+LDLIBS_KV := -lsde -lm
+
+-include $(BUILD)/mpi.mk
+$(BUILD)/mpi.mk: scripts/deps.sh
+	bash scripts/deps.sh
+
+ifndef MPICC
+MPICC = $(error no MPI recorded: run 'make deps')
+endif
+
+KV_SRC  := $(wildcard kvstore/*.c)
+KV_OBJ  := $(KV_SRC:%.c=$(BUILD)/%.o)
+KV_HDR  := kvstore/kvstore.h kvstore/kv_internal.h
+LIB_A   := $(BUILD)/lib/libkvstore.a
+LIB_SO  := $(BUILD)/lib/libkvstore.so
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+MPIT_SRC := $(wildcard tests/mpi/*.c)
+MPIT_BIN := $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
+BENCH_SRC := $(wildcard experiments/bench_*.c)
+BENCH_BIN := $(BENCH_SRC:experiments/%.c=$(BUILD)/bin/%)
+DEMO_BIN := $(BUILD)/bin/kv_demo
+
+.PHONY: all deps lib tests test run bench install clean distclean
+all: lib tests $(BENCH_BIN) $(DEMO_BIN)
+
+deps:
+	bash scripts/deps.sh
+
+lib: $(LIB_A) $(LIB_SO)
+
+$(BUILD)/kvstore/%.o: kvstore/%.c $(KV_HDR) $(BUILD)/mpi.mk
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -c $< -o $@
+
+$(LIB_A): $(KV_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(KV_OBJ)
+	@mkdir -p $(dir $@)
+	$(MPICC) -shared -o $@ $^ $(LDLIBS_KV)
+
+tests: $(UNIT_BIN) $(MPIT_BIN)
+
+# Unit tests link the objects directly (they test internal pieces).
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_A) $(KV_HDR)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) -lcmocka $(LDLIBS_KV)
+
+$(BUILD)/tests/mpi/%: tests/mpi/%.c tests/mpi/kvtest.h $(LIB_A) $(KV_HDR)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) $(LDLIBS_KV)
+
+$(BUILD)/bin/%: experiments/%.c $(LIB_A) $(KV_HDR)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) $(LDLIBS_KV)
+
+$(DEMO_BIN): experiments/kv_demo.c $(LIB_A) $(KV_HDR)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) $(LDLIBS_KV)
+
+test: all
+	bash tests/run.sh
+
+run: all
+	bash experiments/demo.sh
+
+bench: all
+	bash experiments/bench.sh
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 kvstore/kvstore.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@MPI_HOME@|$(MPI_HOME)|' -e 's|@VERSION@|0.1.0|' \
+	    kvstore/kvstore.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kvstore.pc
+
+clean:
+	rm -rf $(BUILD)/kvstore $(BUILD)/lib $(BUILD)/tests $(BUILD)/bin
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,75 @@
+/*
+ * detect.c -- the failure watchdog.
+ *
+ * RMA in Open MPI 5.0.7 never reports a failed target (FACTS.md), so the
+ * store keeps a communicator that carries no data, with one receive from
+ * MPI_ANY_SOURCE posted on it.  ULFM completes that receive with
+ * MPIX_ERR_PROC_FAILED_PENDING when any member dies, or MPIX_ERR_REVOKED
+ * once a survivor revoked it; MPI_Test on it also drives the progress
+ * engine, which osc/sm's RMA calls never do.  The hot path tests it every
+ * poll_interval operations (kvw_maybe) and every wait loop tests it on each
+ * turn.  A message that arrives successfully is the close signal for
+ * spares (see recover.c).
+ */
+#include "kv_internal.h"
+
+#include <mpi-ext.h>
+
+#define KVW_TAG 4242
+
+bool kvw_is_ft_error(int rc) {
+    if (rc == MPI_SUCCESS) return false;
+    int cls = rc;
+    MPI_Error_class(rc, &cls);
+    return cls == MPIX_ERR_PROC_FAILED || cls == MPIX_ERR_REVOKED
+#ifdef MPIX_ERR_PROC_FAILED_PENDING
+           || cls == MPIX_ERR_PROC_FAILED_PENDING
+#endif
+        ;
+}
+
+int kvw_start(kv_store *s) {
+    if (s->watch == MPI_COMM_NULL) {
+        if (MPI_Comm_dup(s->all, &s->watch) != MPI_SUCCESS) return KV_ERR_MPI;
+        MPI_Comm_set_errhandler(s->watch, MPI_ERRORS_RETURN);
+    }
+    int rc = MPI_Irecv(&s->watch_buf, 1, MPI_INT, MPI_ANY_SOURCE, KVW_TAG, s->watch, &s->watch_req);
+    return rc == MPI_SUCCESS ? KV_OK : KV_ERR_MPI;
+}
+
+void kvw_stop(kv_store *s) {
+    if (s->watch_req != MPI_REQUEST_NULL) {
+        /* A receive on a revoked communicator cannot be cancelled cleanly in
+         * every case; it is dropped with the communicator. */
+        if (!s->failure_pending) {
+            MPI_Cancel(&s->watch_req);
+            MPI_Wait(&s->watch_req, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Request_free(&s->watch_req);
+        }
+        s->watch_req = MPI_REQUEST_NULL;
+    }
+    if (s->watch != MPI_COMM_NULL) MPI_Comm_free(&s->watch);
+}
+
+bool kvw_test(kv_store *s) {
+    if (s->failure_pending) return true;
+    if (!s->vt->detects || s->watch_req == MPI_REQUEST_NULL) return false;
+    s->st.polls++;
+    int flag = 0;
+    MPI_Status st;
+    int rc = MPI_Test(&s->watch_req, &flag, &st);
+    if (rc != MPI_SUCCESS) {
+        s->failure_pending = true;
+    } else if (flag) {
+        /* A real message: only spares get one (the close signal). */
+        s->watch_req = MPI_REQUEST_NULL;
+        if (!s->spare) s->failure_pending = true;
+    }
+    return s->failure_pending;
+}
+
+/* Tell everybody: revoke the watchdog so every pending receive fails. */
+void kvw_alarm(kv_store *s) {
+    if (s->watch != MPI_COMM_NULL) MPIX_Comm_revoke(s->watch);
+}

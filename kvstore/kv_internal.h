@@ -1,0 +1,171 @@
+/*
+ * kv_internal.h -- the store's private types, shared by its source files.
+ *
+ * A store is: a configuration, the current communicator of data-holding
+ * ranks ("members"), a map between member ids (ranks at open, stable for
+ * the store's life) and current ranks, the local slot table exposed in an
+ * RMA window, the watchdog used for failure detection, and the recovery
+ * variant's function table.  Module prefixes: kvh_ hashing and placement,
+ * kvs_ slot encoding, kvw_ watchdog, kvr_ recovery, kvo_ operations.
+ */
+#ifndef KV_INTERNAL_H
+#define KV_INTERNAL_H
+
+#include "kvstore.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- slots --
+ * A slot is [header 32 B][key max_key B][value max_value B], padded to 8.
+ * The header's lock word is the target of MPI_Compare_and_swap; the rest
+ * is written with MPI_Put and verified by readers through `check`.  */
+typedef struct kvs_hdr {
+    uint64_t lock;     /* 0 free, else owner member id + 1 */
+    uint64_t version;  /* per-key write counter; 0 = slot never used */
+    uint32_t klen;     /* key length; KVS_TOMB bit set for a deleted key */
+    uint32_t vlen;     /* value length */
+    uint64_t check;    /* checksum of version, klen, vlen, key and value */
+} kvs_hdr;
+
+#define KVS_HDR_SIZE ((size_t)sizeof(kvs_hdr))
+#define KVS_TOMB 0x80000000u
+#define KVS_KLEN(h) ((h)->klen & ~KVS_TOMB)
+
+/* KVS_SHORT: lengths valid but the value lies beyond the bytes fetched. */
+enum kvs_state { KVS_EMPTY, KVS_LIVE, KVS_DELETED, KVS_TORN, KVS_SHORT };
+
+size_t kvs_slot_size(size_t max_key, size_t max_value);
+uint64_t kvs_checksum(uint64_t version, uint32_t klen, uint32_t vlen,
+                      const void *key, const void *val);
+/* Fill a slot image (header without lock, key, value) for writing. */
+void kvs_encode(unsigned char *slot, uint64_t version, const void *key, uint32_t klen,
+                const void *val, uint32_t vlen, bool tomb, size_t max_key);
+/* Classify a slot image of `have` bytes read from (possibly hostile)
+ * remote memory; lengths are checked against the limits before use. */
+enum kvs_state kvs_decode(const unsigned char *slot, size_t have, size_t max_key,
+                          size_t max_value);
+/* True when the image's key equals key/klen (image already decoded). */
+bool kvs_key_is(const unsigned char *slot, const void *key, size_t klen);
+static inline const kvs_hdr *kvs_hdr_of(const unsigned char *slot) {
+    return (const kvs_hdr *)(const void *)slot;
+}
+static inline const unsigned char *kvs_key_of(const unsigned char *slot) {
+    return slot + KVS_HDR_SIZE;
+}
+static inline const unsigned char *kvs_val_of(const unsigned char *slot, size_t max_key) {
+    return slot + KVS_HDR_SIZE + max_key;
+}
+
+/* ------------------------------------------------------------- hashing -- */
+uint64_t kvh_hash(const void *data, size_t len, uint64_t seed);
+uint64_t kvh_mix(uint64_t a, uint64_t b);
+/* Rendezvous placement: the `r` members with the highest scores for key
+ * hash kh among ids[0..n), best first, written to out[0..r). */
+void kvh_place(uint64_t kh, const int *ids, int n, int r, int *out);
+
+/* ------------------------------------------------------------ variants --
+ * A recovery variant rebuilds the windows after the communicator shrank.
+ * All variants share the rest of recovery (recover.c).  */
+typedef struct kvr_variant_ops {
+    const char *name;
+    bool detects;  /* false: no watchdog (variant none) */
+    /* Make s->win a window on s->comm over the current table (s->base). */
+    int (*rebuild)(kv_store *s);
+} kvr_variant_ops;
+
+extern const kvr_variant_ops kvr_none, kvr_recreate_copy, kvr_recreate_inplace,
+    kvr_recreate_free, kvr_spare;
+
+typedef struct kv_abandoned {
+    MPI_Win win;
+    void *mem;       /* malloc'd table of a KV_BACKEND_CREATE window, or NULL */
+} kv_abandoned;
+
+/* ---------------------------------------------------------------- store -- */
+struct kv_store {
+    kv_config cfg;
+    const kvr_variant_ops *vt;
+
+    MPI_Comm comm;        /* data-holding members, current */
+    MPI_Comm all;         /* members and spares (== comm without spares) */
+    MPI_Comm watch;       /* watchdog: dup of `all`, never used for data */
+    MPI_Request watch_req;
+    int watch_buf;
+
+    int rank, size;       /* in comm; rank -1 on a spare */
+    int all_rank, all_size;
+    int my_id;            /* member id, -1 on an unused spare */
+    int nids;             /* ids ever assigned (members at open) */
+    int *live_ids;        /* ids of current members, by rank in comm */
+    int *rank_of_id;      /* current rank of each id, -1 when gone */
+    int *all_ids;         /* id held by each rank of `all`, -1 for a spare */
+    int nspares;          /* spares still idle */
+    bool spare;           /* this process is an idle spare */
+    bool closing;
+
+    size_t slot_size, nslots, table_bytes, read_size;
+    unsigned char *base;  /* local slot table (window memory) */
+    bool base_malloced;   /* base came from malloc, not MPI_Win_allocate */
+    MPI_Win win;
+    kv_abandoned *abandoned;
+    int nabandoned, cabandoned;
+
+    unsigned char *buf;   /* scratch slot image for gets */
+    unsigned char *buf2;
+
+    /* failure handling */
+    bool failure_pending;   /* watchdog fired or revoke seen */
+    int epoch;
+    unsigned ops_since_poll;
+    double failure_time;    /* kv_note_failure_time, 0 if none */
+    uint32_t *affected;     /* homes of interrupted local writes */
+    int naffected, caffected;
+
+    kv_stats st;
+    kv_recovery_times *rec;
+    int nrec, crec;
+    void *sde;              /* PAPI SDE handle */
+};
+
+/* store.c */
+int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **base, MPI_Win *win,
+                    bool *malloced);
+void kvo_abandon(kv_store *s, MPI_Win win, void *mem);
+int kvo_map_ranks(kv_store *s);
+
+/* detect.c */
+int kvw_start(kv_store *s);
+void kvw_stop(kv_store *s);
+/* Test the watchdog; true when a failure is pending. Cheap. */
+bool kvw_test(kv_store *s);
+static inline bool kvw_maybe(kv_store *s) {
+    if (s->failure_pending) return true;
+    if (!s->vt->detects) return false;
+    if (++s->ops_since_poll < (unsigned)s->cfg.poll_interval) return false;
+    s->ops_since_poll = 0;
+    return kvw_test(s);
+}
+bool kvw_is_ft_error(int mpi_err);
+void kvw_alarm(kv_store *s);
+
+/* recover.c */
+int kvr_recover(kv_store *s);
+void kvr_note_affected(kv_store *s, uint32_t home);
+int kvr_serve_spare(kv_store *s);
+void kvr_release_spares(kv_store *s);
+
+/* ops.c (used by recovery to push copies) */
+int kvo_put_version(kv_store *s, const void *key, uint32_t klen, const void *val, uint32_t vlen,
+                    bool tomb, uint64_t version, int target_id);
+
+/* sde.c */
+void kv_sde_init(kv_store *s);
+void kv_sde_fini(kv_store *s);
+
+/* status.c */
+void kv_set_msg(char *msg, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* KV_INTERNAL_H */

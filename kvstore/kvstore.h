@@ -1,0 +1,245 @@
+/*
+ * kvstore.h -- the one public header of the resilient RMA key-value store.
+ *
+ * Every pair is held by `replicas` processes of the communicator given to
+ * kv_open().  Reads and writes are one-sided (passive-target MPI RMA inside
+ * one MPI_Win_lock_all epoch); no call waits for the target process.  Rank
+ * failures are noticed through ULFM (a watchdog communicator with a pending
+ * MPI_ANY_SOURCE receive) and repaired by the survivors: revoke, shrink,
+ * agree, rebuild the windows, restore `replicas` copies of every pair.
+ *
+ * Conventions:
+ *  - Every function returns an int status: KV_OK (0), a warning (> 0) or an
+ *    error (< 0); kv_strerror() names it.  Nothing here aborts the program.
+ *  - kv_open, kv_close and kv_recover are collective over the store's
+ *    communicator (the survivors after a failure); everything else is local
+ *    or one-sided.
+ *  - Keys and values are byte strings.  The store copies them: the caller
+ *    keeps ownership of every buffer it passes.
+ *  - After a rank fails, the next call on a survivor that notices it runs
+ *    recovery (collectively with the other survivors, who notice it through
+ *    the revoked watchdog) and returns KV_ERR_INTERRUPTED for the call it
+ *    interrupted: the store is usable again and the call may be retried.
+ */
+#ifndef KVSTORE_H
+#define KVSTORE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KV_VERSION_STRING "0.1.0"
+
+/* Opaque handle: the struct is defined in the library only. */
+typedef struct kv_store kv_store;
+
+/* Status codes.  Errors negative, warnings positive (the call did its job). */
+enum kv_status {
+    KV_OK = 0,
+    KV_WARN_DEGRADED = 1,          /* done, but fewer than `replicas` copies exist */
+    KV_ERR_ARG = -1,               /* NULL handle or buffer, zero-length key */
+    KV_ERR_NOT_FOUND = -2,         /* no such key */
+    KV_ERR_KEY_TOO_LONG = -3,      /* key longer than max_key */
+    KV_ERR_VALUE_TOO_LARGE = -4,   /* value longer than max_value */
+    KV_ERR_BUFFER_TOO_SMALL = -5,  /* get: value longer than the buffer; *vlen says how long */
+    KV_ERR_FULL = -6,              /* no free slot within max_probe of the key's home */
+    KV_ERR_NOMEM = -7,             /* local allocation failed */
+    KV_ERR_CONFIG = -8,            /* invalid configuration (see kv_config_check) */
+    KV_ERR_TOO_FEW_RANKS = -9,     /* replicas greater than the ranks available */
+    KV_ERR_MPI = -10,              /* an MPI call failed in a way that is not a process failure */
+    KV_ERR_INTERRUPTED = -11,      /* a rank failed during the call; recovery is done: retry */
+    KV_ERR_BUSY = -12,             /* a slot stayed locked by a live writer past lock_timeout_ms */
+    KV_ERR_CORRUPT = -13,          /* no intact copy could be read within read_retries */
+    KV_ERR_LOST = -14,             /* every replica of the key failed (more than replicas-1 failures) */
+    KV_ERR_NOT_COUNTER = -15,      /* fetch_add on a value that is not 8 bytes */
+    KV_ERR_UNSUPPORTED = -16,      /* variant or feature not available in this build */
+    KV_ERR_SPARE = -17,            /* called on a spare rank that holds no role yet */
+    KV_ERR_CLOSED = -18            /* spare released at kv_close without being used */
+};
+
+/* Window backends: how each rank's slot table is exposed. */
+typedef enum kv_backend {
+    KV_BACKEND_ALLOCATE = 0,  /* MPI_Win_allocate: osc/sm when all ranks share a node */
+    KV_BACKEND_CREATE = 1     /* MPI_Win_create over malloc'd memory: osc/rdma */
+} kv_backend;
+
+/* Recovery variants (see DESIGN.md); all report the same phases. */
+typedef enum kv_variant {
+    KV_VARIANT_NONE = 0,              /* r = 1, no detection: failure-free baseline */
+    KV_VARIANT_RECREATE_COPY = 1,     /* new windows, local data copied in, old abandoned */
+    KV_VARIANT_RECREATE_INPLACE = 2,  /* new windows over the same memory, old abandoned */
+    KV_VARIANT_RECREATE_FREE = 3,     /* old windows freed first (may hang; bounded) */
+    KV_VARIANT_SPARE = 4,             /* spare ranks replace failed ones */
+    KV_VARIANT_PROPOSED = 5,          /* MPIX_Win_revoke & co (needs the patched MPI) */
+    KV_VARIANT_CHECKPOINT = 6,        /* no replicas; periodic checkpoints to files */
+    KV_VARIANT_COUNT_ = 7
+} kv_variant;
+
+/*
+ * Configuration.  kv_config_default() fills in the documented defaults;
+ * kv_config_set() sets one field by name from text (for tools that read a
+ * file or the environment: the names are the field names).
+ */
+typedef struct kv_config {
+    int replicas;             /* r, copies of every pair (default 2; 1 for variant none) */
+    size_t slots_per_rank;    /* table slots each rank exposes (default 65536) */
+    size_t max_key;           /* longest key in bytes (default 64, at most 4096) */
+    size_t max_value;         /* largest value in bytes (default 1024, at most 1 MiB) */
+    kv_backend backend;       /* window backend (default KV_BACKEND_ALLOCATE) */
+    kv_variant variant;       /* recovery variant (default KV_VARIANT_RECREATE_COPY) */
+    int spares;               /* ranks held back as spares, variant spare only (default 0) */
+    int poll_interval;        /* operations between watchdog tests (default 64) */
+    int max_probe;            /* linear-probe length before KV_ERR_FULL (default 32) */
+    int read_retries;         /* re-reads of a torn copy before the next replica (default 16) */
+    double lock_timeout_ms;   /* wait for a live writer's slot lock (default 200) */
+} kv_config;
+
+/* Fill cfg with the defaults above. Local. */
+void kv_config_default(kv_config *cfg);
+
+/* Check every field; returns KV_OK or KV_ERR_CONFIG and, when msg is not
+ * NULL, a sentence naming the field and the problem. Local. */
+int kv_config_check(const kv_config *cfg, char *msg, size_t msglen);
+
+/* Set field `name` (e.g. "replicas", "variant", "backend") from text.
+ * Returns KV_OK, or KV_ERR_CONFIG with a message for an unknown name or a
+ * value that does not parse. Local. */
+int kv_config_set(kv_config *cfg, const char *name, const char *value,
+                  char *msg, size_t msglen);
+
+/* Apply KV_<NAME> environment variables (KV_REPLICAS=3, KV_VARIANT=spare...).
+ * Returns KV_OK or KV_ERR_CONFIG with a message. Local. */
+int kv_config_from_env(kv_config *cfg, char *msg, size_t msglen);
+
+/* Names of variants and backends, and their inverse (-1 when unknown). */
+const char *kv_variant_name(kv_variant v);
+int kv_variant_from_name(const char *name);
+const char *kv_backend_name(kv_backend b);
+int kv_backend_from_name(const char *name);
+
+/*
+ * Open a store over `comm` (collective).  The store duplicates comm; the
+ * caller keeps it.  Allocates slots_per_rank slots on every rank, or on
+ * every non-spare rank for variant spare.  Fails with KV_ERR_TOO_FEW_RANKS
+ * when replicas exceeds the ranks that hold data, KV_ERR_CONFIG on a bad
+ * configuration (the same answer on every rank).  On success *out owns the
+ * store until kv_close.
+ */
+int kv_open(MPI_Comm comm, const kv_config *cfg, kv_store **out);
+
+/* Close the store and free it (collective over the survivors).  Windows the
+ * workaround had to abandon are freed here when the variant allows it. */
+int kv_close(kv_store *s);
+
+/*
+ * Store `val` (vlen bytes) under `key` (klen bytes).  Not collective.
+ * Returns when every live replica holds the complete new copy.  KV_OK, or
+ * KV_WARN_DEGRADED when fewer than `replicas` ranks hold it; errors:
+ * KV_ERR_KEY_TOO_LONG, KV_ERR_VALUE_TOO_LARGE, KV_ERR_FULL (nothing was
+ * changed), KV_ERR_BUSY, KV_ERR_INTERRUPTED (retry; the pair is either the
+ * new or the old value at every replica).
+ */
+int kv_put(kv_store *s, const void *key, size_t klen, const void *val, size_t vlen);
+
+/*
+ * Read the value of `key` into buf (buflen bytes).  Not collective.  On
+ * KV_OK or KV_ERR_BUFFER_TOO_SMALL, *vlen (if not NULL) is the stored
+ * length.  Reads one replica, verifies its checksum and falls back to the
+ * next replica for a torn or stale copy.  KV_ERR_NOT_FOUND when absent.
+ */
+int kv_get(kv_store *s, const void *key, size_t klen, void *buf, size_t buflen, size_t *vlen);
+
+/* Remove `key` at every live replica.  Not collective.  KV_ERR_NOT_FOUND
+ * when it was absent. */
+int kv_delete(kv_store *s, const void *key, size_t klen);
+
+/*
+ * Atomically add `delta` to the 8-byte signed counter stored under key
+ * (created as 0 when absent) and return the previous value in *old.  Not
+ * collective; serialised with every other writer of the key.
+ * KV_ERR_NOT_COUNTER when the stored value is not 8 bytes long.
+ */
+int kv_fetch_add(kv_store *s, const void *key, size_t klen, int64_t delta, int64_t *old);
+
+/*
+ * Check for failures without doing an operation (not collective).  When a
+ * failure is pending, runs recovery with the other survivors and returns
+ * KV_ERR_INTERRUPTED; otherwise KV_OK.  Ranks that are idle should call it
+ * regularly, as others cannot finish recovery without them.
+ */
+int kv_poll(kv_store *s);
+
+/* Run recovery now (collective over the survivors).  Returns KV_OK, or
+ * KV_WARN_DEGRADED when fewer ranks than `replicas` remain. */
+int kv_recover(kv_store *s);
+
+/*
+ * Spare ranks (variant spare): kv_open returns KV_OK on a spare too, with
+ * kv_is_spare() true.  A spare calls kv_spare_wait(), which serves recovery
+ * until the spare replaces a failed rank (KV_OK: it now holds data and may
+ * use the store) or the store is closed (KV_ERR_CLOSED: call kv_close).
+ */
+int kv_is_spare(const kv_store *s);
+int kv_spare_wait(kv_store *s);
+
+/* The store's communicator (survivors, spares excluded), this process's
+ * rank in it and its size.  The communicator stays owned by the store and
+ * changes after every recovery. */
+MPI_Comm kv_comm(const kv_store *s);
+int kv_rank(const kv_store *s);
+int kv_size(const kv_store *s);
+
+/* The configuration the store runs with (after defaults). */
+const kv_config *kv_get_config(const kv_store *s);
+
+/* Counters of this rank (also exported through PAPI SDE as sde:::kvstore::NAME). */
+typedef struct kv_stats {
+    long long puts, gets, deletes, fetch_adds;
+    long long get_misses;       /* gets that found no key */
+    long long read_retries;     /* re-reads of torn copies */
+    long long replica_fallbacks;/* reads served by a later replica */
+    long long lock_waits;       /* CAS attempts that found a slot locked */
+    long long bytes_put, bytes_got;
+    long long polls;            /* watchdog tests */
+    long long recoveries;       /* recoveries completed */
+    long long pairs_restored;   /* copies pushed during re-replication */
+    long long windows_abandoned;/* old windows left allocated by the workaround */
+    long long locks_broken;     /* slot locks of failed ranks reset */
+} kv_stats;
+int kv_get_stats(const kv_store *s, kv_stats *out);
+
+/* Phases of one recovery on this rank, in microseconds (-1 when unknown).
+ * detect is from the failure to its noticing and is only known when the
+ * caller gave the failure time with kv_note_failure_time(). */
+typedef struct kv_recovery_times {
+    int epoch;                  /* store epoch after this recovery */
+    int failed;                 /* ranks that left in this recovery */
+    int survivors;              /* ranks after it */
+    double noticed_at;          /* wall clock (s since epoch) when noticed */
+    double detect_us, revoke_us, shrink_us, agree_us, windows_us, rereplicate_us, total_us;
+    long long pairs_restored;
+    int restarts;               /* times this recovery restarted after a new failure */
+} kv_recovery_times;
+
+/* Number of recoveries recorded, and the i-th (0 = first). */
+int kv_recovery_count(const kv_store *s);
+int kv_recovery_get(const kv_store *s, int i, kv_recovery_times *out);
+
+/* Tell the store when (wall clock seconds) a failure was caused, so the
+ * next recovery's detect phase can be measured. Local. */
+void kv_note_failure_time(kv_store *s, double when);
+
+/* Human-readable name of a status code; never NULL. */
+const char *kv_strerror(int status);
+
+/* Wall clock in seconds (CLOCK_REALTIME), the clock of kill logs. */
+double kv_wtime(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KVSTORE_H */

@@ -1,0 +1,440 @@
+/*
+ * ops.c -- put, get, delete and fetch-and-add over passive-target RMA.
+ *
+ * All traffic runs inside the one MPI_Win_lock_all epoch opened by
+ * kv_open; completion is MPI_Win_flush.  A key's slot at a replica is found
+ * by linear probing from its home index (hash mod slots), at most
+ * max_probe slots.  Readers take no lock: they fetch a slot image and trust
+ * it only if its checksum verifies (a torn copy is re-read a bounded number
+ * of times, then the next replica is tried).  Writers lock, probe, write,
+ * unlock; see the slot-lock protocol comment above lock_slot().  Every wait
+ * polls the watchdog, so a failure turns into KV_ERR_INTERRUPTED after
+ * recovery instead of a hang, and no RMA call is issued once a failure is
+ * known.
+ */
+#include "kv_internal.h"
+
+#include <stdlib.h>
+
+#define KVO_MAX_R 16
+#define KVO_SPIN_HOLDING 64   /* CAS attempts while holding other locks */
+
+typedef struct kvo_key {
+    const void *key;
+    uint32_t klen;
+    uint64_t kh;
+    uint32_t home;
+    int nrep;
+    int ids[KVO_MAX_R];   /* replica member ids, ascending by current rank */
+} kvo_key;
+
+static int by_rank_cmp_ctx(const kv_store *s, int a, int b) {
+    return s->rank_of_id[a] - s->rank_of_id[b];
+}
+
+static int kvo_prepare(kv_store *s, const void *key, size_t klen, kvo_key *k) {
+    if (!s || !key || klen == 0) return KV_ERR_ARG;
+    if (s->spare) return KV_ERR_SPARE;
+    if (klen > s->cfg.max_key) return KV_ERR_KEY_TOO_LONG;
+    k->key = key;
+    k->klen = (uint32_t)klen;
+    k->kh = kvh_hash(key, klen, 0);
+    k->home = (uint32_t)(k->kh % s->nslots);
+    k->nrep = s->cfg.replicas < s->size ? s->cfg.replicas : s->size;
+    kvh_place(k->kh, s->live_ids, s->size, k->nrep, k->ids);
+    for (int i = 1; i < k->nrep; i++)  /* insertion sort by rank: global lock order */
+        for (int j = i; j > 0 && by_rank_cmp_ctx(s, k->ids[j - 1], k->ids[j]) > 0; j--) {
+            int t = k->ids[j];
+            k->ids[j] = k->ids[j - 1];
+            k->ids[j - 1] = t;
+        }
+    return KV_OK;
+}
+
+/* An MPI error: note a failure if it is one, report what to do. */
+static int kvo_mpi_fail(kv_store *s, int rc) {
+    if (kvw_is_ft_error(rc)) {
+        s->failure_pending = true;
+        return KV_ERR_INTERRUPTED;
+    }
+    return KV_ERR_MPI;
+}
+
+static inline MPI_Aint slot_disp(const kv_store *s, uint32_t idx) {
+    return (MPI_Aint)idx * (MPI_Aint)s->slot_size;
+}
+
+/* Fetch `bytes` of slot idx at rank into buf; flush. */
+static int kvo_read(kv_store *s, int rank, uint32_t idx, size_t bytes, unsigned char *buf) {
+    if (s->failure_pending) return KV_ERR_INTERRUPTED;
+    int rc = MPI_Get(buf, (int)bytes, MPI_BYTE, rank, slot_disp(s, idx), (int)bytes, MPI_BYTE, s->win);
+    if (rc == MPI_SUCCESS) rc = MPI_Win_flush(rank, s->win);
+    if (rc != MPI_SUCCESS) return kvo_mpi_fail(s, rc);
+    s->st.bytes_got += (long long)bytes;
+    return KV_OK;
+}
+
+/* Read slot idx and classify it; a short read is completed with the rest. */
+static int kvo_read_slot(kv_store *s, int rank, uint32_t idx, unsigned char *buf,
+                         enum kvs_state *st) {
+    int rc = kvo_read(s, rank, idx, s->read_size, buf);
+    if (rc) return rc;
+    *st = kvs_decode(buf, s->read_size, s->cfg.max_key, s->cfg.max_value);
+    if (*st == KVS_SHORT) {
+        rc = kvo_read(s, rank, idx, s->slot_size, buf);
+        if (rc) return rc;
+        *st = kvs_decode(buf, s->slot_size, s->cfg.max_key, s->cfg.max_value);
+        if (*st == KVS_SHORT) *st = KVS_TORN;
+    }
+    return KV_OK;
+}
+
+/* Enter recovery for a pending failure and report the interruption. */
+static int kvo_interrupted(kv_store *s) {
+    int rc = kvr_recover(s);
+    return (rc == KV_OK || rc == KV_WARN_DEGRADED) ? KV_ERR_INTERRUPTED : rc;
+}
+
+static int kvo_status(kv_store *s, int rc) {
+    if (rc == KV_ERR_INTERRUPTED || s->failure_pending) return kvo_interrupted(s);
+    if (rc == KV_OK && s->size < s->cfg.replicas) return KV_WARN_DEGRADED;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ get -- */
+
+/* Look key up at one replica.  KV_OK with the slot image in s->buf, or
+ * KV_ERR_NOT_FOUND, KV_ERR_CORRUPT (only torn copies), KV_ERR_INTERRUPTED. */
+static int kvo_lookup(kv_store *s, const kvo_key *k, int rank) {
+    unsigned char *buf = s->buf;
+    uint32_t probes = (uint32_t)s->cfg.max_probe < s->nslots ? (uint32_t)s->cfg.max_probe
+                                                            : (uint32_t)s->nslots;
+    for (uint32_t p = 0; p < probes; p++) {
+        uint32_t idx = (uint32_t)((k->home + p) % s->nslots);
+        enum kvs_state st;
+        for (int tries = 0;; tries++) {
+            int rc = kvo_read_slot(s, rank, idx, buf, &st);
+            if (rc) return rc;
+            if (st != KVS_TORN) break;
+            /* A writer is in the middle of this slot: re-read, bounded. */
+            s->st.read_retries++;
+            if (tries >= s->cfg.read_retries || kvw_test(s))
+                return s->failure_pending ? KV_ERR_INTERRUPTED : KV_ERR_CORRUPT;
+        }
+        if (st == KVS_EMPTY) return KV_ERR_NOT_FOUND;
+        if (kvs_key_is(buf, k->key, k->klen))
+            return st == KVS_LIVE ? KV_OK : KV_ERR_NOT_FOUND;
+    }
+    return KV_ERR_NOT_FOUND;
+}
+
+int kv_get(kv_store *s, const void *key, size_t klen, void *out, size_t buflen, size_t *vlen) {
+    kvo_key k;
+    int rc = kvo_prepare(s, key, klen, &k);
+    if (rc) return rc;
+    if (!out && buflen) return KV_ERR_ARG;
+    if (kvw_maybe(s)) return kvo_interrupted(s);
+    s->st.gets++;
+    /* Prefer a local copy, then replicas in placement order. */
+    int order[KVO_MAX_R], n = 0;
+    for (int i = 0; i < k.nrep; i++)
+        if (k.ids[i] == s->my_id) order[n++] = k.ids[i];
+    for (int i = 0; i < k.nrep; i++)
+        if (k.ids[i] != s->my_id) order[n++] = k.ids[i];
+    rc = KV_ERR_NOT_FOUND;
+    for (int i = 0; i < n; i++) {
+        rc = kvo_lookup(s, &k, s->rank_of_id[order[i]]);
+        if (rc == KV_OK || rc == KV_ERR_NOT_FOUND || rc == KV_ERR_INTERRUPTED) break;
+        s->st.replica_fallbacks++;
+    }
+    if (rc == KV_OK) {
+        const kvs_hdr *h = kvs_hdr_of(s->buf);
+        if (vlen) *vlen = h->vlen;
+        if (h->vlen > buflen) return KV_ERR_BUFFER_TOO_SMALL;
+        memcpy(out, kvs_val_of(s->buf, s->cfg.max_key), h->vlen);
+    } else if (rc == KV_ERR_NOT_FOUND) {
+        s->st.get_misses++;
+    }
+    return kvo_status(s, rc);
+}
+
+/* --------------------------------------------------------------- writes --
+ * Slot-lock protocol (the lock word, first 8 bytes of every slot):
+ *   free (0) --CAS by writer w--> held (w+1)     acquire
+ *   held (w+1) --REPLACE 0 by w--> free          release, after the data is
+ *                                                flushed to the target
+ *   held (w+1) --recovery, w failed--> free      lock break (recover.c)
+ * A writer first locks the key's home slot at every replica (all writers of
+ * one key serialise there), then, if the key lives or will live in another
+ * slot j of the probe window, locks j too (writers of other keys whose
+ * probe windows overlap serialise there).  Locks are taken in ascending
+ * (rank, probe order); a writer that finds a lock taken while it holds
+ * others spins briefly, then releases everything and starts again, so no
+ * cycle of waiters can form.  Writers never wait longer than
+ * lock_timeout_ms for a live holder (KV_ERR_BUSY).
+ */
+typedef struct kvo_rep {
+    int rank;
+    uint32_t target;        /* slot written */
+    bool found;             /* key present (live or deleted) in target */
+    bool live;
+    uint64_t version;       /* of the key at this replica, 0 if absent */
+    int64_t counter;        /* value, for fetch-add */
+    uint32_t vlen;
+    int nlocks;
+    uint32_t locks[2];
+} kvo_rep;
+
+typedef enum { KVO_PUT, KVO_DELETE, KVO_ADD, KVO_PUSH } kvo_kind;
+
+typedef struct kvo_write {
+    kvo_kind kind;
+    const void *val;
+    uint32_t vlen;
+    int64_t delta;
+    uint64_t version;       /* KVO_PUSH: version carried over */
+    bool tomb;              /* KVO_PUSH: pushing a deletion */
+    int64_t old;            /* KVO_ADD: result */
+} kvo_write;
+
+/* One CAS on the lock word of slot idx; *got is the previous value. */
+static int kvo_cas(kv_store *s, int rank, uint32_t idx, uint64_t cmp, uint64_t set, uint64_t *got) {
+    if (s->failure_pending) return KV_ERR_INTERRUPTED;
+    int rc = MPI_Compare_and_swap(&set, &cmp, got, MPI_UINT64_T, rank, slot_disp(s, idx), s->win);
+    if (rc == MPI_SUCCESS) rc = MPI_Win_flush(rank, s->win);
+    return rc == MPI_SUCCESS ? KV_OK : kvo_mpi_fail(s, rc);
+}
+
+/* Release every lock in reps.  Once a failure is pending nothing more is
+ * issued: recovery clears every slot lock anyway (no operation is in
+ * flight while it runs), and no RMA may reach a rank that may be dead. */
+static void kvo_unlock_all(kv_store *s, kvo_rep *reps, int n) {
+    const uint64_t zero = 0;
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        for (int l = 0; l < reps[i].nlocks && !s->failure_pending; l++) {
+            MPI_Accumulate(&zero, 1, MPI_UINT64_T, reps[i].rank, slot_disp(s, reps[i].locks[l]), 1,
+                           MPI_UINT64_T, MPI_REPLACE, s->win);
+            any = true;
+        }
+        reps[i].nlocks = 0;
+    }
+    if (any) {
+        int rc = MPI_Win_flush_all(s->win);
+        if (rc != MPI_SUCCESS) kvo_mpi_fail(s, rc);
+    }
+}
+
+/* Acquire the lock of slot idx at rep; bounded.  KV_OK, KV_ERR_BUSY,
+ * KV_ERR_INTERRUPTED, or 1 = "give way": release everything and restart. */
+static int kvo_lock(kv_store *s, kvo_rep *rep, uint32_t idx, bool holding, double deadline) {
+    const uint64_t me = (uint64_t)s->my_id + 1;
+    for (int spin = 0;; spin++) {
+        uint64_t got = 0;
+        int rc = kvo_cas(s, rep->rank, idx, 0, me, &got);
+        if (rc) return rc;
+        if (got == 0) {
+            rep->locks[rep->nlocks++] = idx;
+            return KV_OK;
+        }
+        s->st.lock_waits++;
+        if (kvw_test(s)) return KV_ERR_INTERRUPTED;
+        if (holding && spin >= KVO_SPIN_HOLDING) return 1;
+        if ((spin & 63) == 63 && kv_wtime() > deadline) return KV_ERR_BUSY;
+    }
+}
+
+/* Probe rep's table for key k: sets target/found/version.  KV_ERR_FULL
+ * when neither the key nor a free slot is within reach. */
+static int kvo_probe(kv_store *s, const kvo_key *k, kvo_rep *rep, int *first_free) {
+    uint32_t probes = (uint32_t)s->cfg.max_probe < s->nslots ? (uint32_t)s->cfg.max_probe
+                                                            : (uint32_t)s->nslots;
+    *first_free = -1;
+    for (uint32_t p = 0; p < probes; p++) {
+        uint32_t idx = (uint32_t)((k->home + p) % s->nslots);
+        enum kvs_state st;
+        int rc = kvo_read_slot(s, rep->rank, idx, s->buf2, &st);
+        if (rc) return rc;
+        bool mine = (st == KVS_LIVE || st == KVS_DELETED) && kvs_key_is(s->buf2, k->key, k->klen);
+        if (mine) {
+            const kvs_hdr *h = kvs_hdr_of(s->buf2);
+            rep->target = idx;
+            rep->found = true;
+            rep->live = st == KVS_LIVE;
+            rep->version = h->version;
+            rep->vlen = h->vlen;
+            rep->counter = 0;
+            if (rep->live && h->vlen == 8)
+                memcpy(&rep->counter, kvs_val_of(s->buf2, s->cfg.max_key), 8);
+            return KV_OK;
+        }
+        if (st == KVS_EMPTY || st == KVS_DELETED) {
+            if (*first_free < 0) *first_free = (int)idx;
+            if (st == KVS_EMPTY) break;  /* end of the probe chain */
+        }
+        /* live or torn slot of another key: keep probing */
+    }
+    if (*first_free < 0) return KV_ERR_FULL;
+    rep->target = (uint32_t)*first_free;
+    rep->found = false;
+    rep->live = false;
+    rep->version = 0;
+    return KV_OK;
+}
+
+/* Is slot idx at rep still free for us (empty or another key's tombstone)? */
+static int kvo_still_free(kv_store *s, const kvo_key *k, kvo_rep *rep, bool *ok) {
+    enum kvs_state st;
+    int rc = kvo_read_slot(s, rep->rank, rep->target, s->buf2, &st);
+    if (rc) return rc;
+    *ok = st == KVS_EMPTY || (st == KVS_DELETED && !kvs_key_is(s->buf2, k->key, k->klen));
+    return KV_OK;
+}
+
+/* Phase 1 at one replica: lock home, probe, lock the target slot. */
+static int kvo_claim(kv_store *s, const kvo_key *k, kvo_rep *rep, bool holding, double deadline) {
+    int rc = kvo_lock(s, rep, k->home, holding, deadline);
+    if (rc) return rc;
+    int first_free;
+    rc = kvo_probe(s, k, rep, &first_free);
+    if (rc || rep->target == k->home) return rc;
+    rc = kvo_lock(s, rep, rep->target, true, deadline);
+    if (rc) return rc;
+    if (!rep->found) {
+        bool ok;
+        rc = kvo_still_free(s, k, rep, &ok);
+        if (rc == KV_OK && !ok) rc = 1;  /* taken meanwhile: start again */
+    }
+    return rc;
+}
+
+/* Phase 2: decide the new image; returns KV_OK or an error that leaves
+ * every replica unchanged. */
+static int kvo_decide(kv_store *s, const kvo_key *k, kvo_rep *reps, int n, kvo_write *w,
+                      uint64_t *version, bool *tomb, const void **val, uint32_t *vlen) {
+    uint64_t vmax = 0;
+    int src = -1;
+    for (int i = 0; i < n; i++) {
+        if (reps[i].version > vmax) { vmax = reps[i].version; src = i; }
+    }
+    *tomb = false;
+    *val = w->val;
+    *vlen = w->vlen;
+    *version = vmax + 1;
+    switch (w->kind) {
+    case KVO_PUT: break;
+    case KVO_DELETE:
+        if (src < 0 || !reps[src].live) return KV_ERR_NOT_FOUND;
+        *tomb = true;
+        *vlen = 0;
+        break;
+    case KVO_ADD:
+        w->old = 0;
+        if (src >= 0 && reps[src].live) {
+            if (reps[src].vlen != 8) return KV_ERR_NOT_COUNTER;
+            w->old = reps[src].counter;
+        }
+        w->delta = (int64_t)((uint64_t)w->old + (uint64_t)w->delta);
+        *val = &w->delta;
+        *vlen = 8;
+        break;
+    case KVO_PUSH:
+        *version = w->version;
+        *tomb = w->tomb;
+        break;
+    }
+    (void)k;
+    return KV_OK;
+}
+
+/* Write the image to every replica that needs it, one target at a time so
+ * that a writer killed mid-way leaves at most one torn copy. */
+static int kvo_store(kv_store *s, kvo_rep *reps, int n, const unsigned char *img, size_t len,
+                     uint64_t version) {
+    for (int i = 0; i < n; i++) {
+        if (reps[i].found && reps[i].version >= version) continue;  /* push: already newer */
+        if (s->failure_pending) return KV_ERR_INTERRUPTED;
+        int rc = MPI_Put(img + 8, (int)(len - 8), MPI_BYTE, reps[i].rank,
+                         slot_disp(s, reps[i].target) + 8, (int)(len - 8), MPI_BYTE, s->win);
+        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(reps[i].rank, s->win);
+        if (rc != MPI_SUCCESS) return kvo_mpi_fail(s, rc);
+        s->st.bytes_put += (long long)len;
+    }
+    return KV_OK;
+}
+
+static int kvo_write_key(kv_store *s, const kvo_key *k, const int *ids, int n, kvo_write *w) {
+    kvo_rep reps[KVO_MAX_R];
+    double deadline = kv_wtime() + s->cfg.lock_timeout_ms * 1e-3;
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        memset(reps, 0, sizeof reps);
+        rc = KV_OK;
+        for (int i = 0; i < n && rc == KV_OK; i++) {
+            reps[i].rank = s->rank_of_id[ids[i]];
+            rc = kvo_claim(s, k, &reps[i], i > 0, deadline);
+            if (rc) kvo_unlock_all(s, reps, i + 1);
+        }
+        if (rc != 1) break;
+        if (kv_wtime() > deadline) { rc = KV_ERR_BUSY; break; }
+    }
+    if (rc) {
+        if (rc == KV_ERR_INTERRUPTED) kvr_note_affected(s, k->home);
+        return rc;
+    }
+    uint64_t version;
+    bool tomb;
+    const void *val;
+    uint32_t vlen;
+    rc = kvo_decide(s, k, reps, n, w, &version, &tomb, &val, &vlen);
+    if (rc == KV_OK) {
+        unsigned char *img = s->buf2;
+        kvs_encode(img, version, k->key, k->klen, val, vlen, tomb, s->cfg.max_key);
+        bool skip = w->kind == KVO_PUSH && tomb && !reps[0].found;  /* absent = deleted */
+        if (!skip)
+            rc = kvo_store(s, reps, n, img, KVS_HDR_SIZE + s->cfg.max_key + vlen, version);
+    }
+    if (rc == KV_ERR_INTERRUPTED) kvr_note_affected(s, k->home);
+    kvo_unlock_all(s, reps, n);
+    return rc;
+}
+
+static int kvo_write_op(kv_store *s, const void *key, size_t klen, kvo_write *w) {
+    kvo_key k;
+    int rc = kvo_prepare(s, key, klen, &k);
+    if (rc) return rc;
+    if (kvw_maybe(s)) return kvo_interrupted(s);
+    return kvo_status(s, kvo_write_key(s, &k, k.ids, k.nrep, w));
+}
+
+int kv_put(kv_store *s, const void *key, size_t klen, const void *val, size_t vlen) {
+    if (s && vlen > s->cfg.max_value) return KV_ERR_VALUE_TOO_LARGE;
+    if (!val && vlen) return KV_ERR_ARG;
+    kvo_write w = {.kind = KVO_PUT, .val = val, .vlen = (uint32_t)vlen};
+    if (s) s->st.puts++;
+    return kvo_write_op(s, key, klen, &w);
+}
+
+int kv_delete(kv_store *s, const void *key, size_t klen) {
+    kvo_write w = {.kind = KVO_DELETE};
+    if (s) s->st.deletes++;
+    return kvo_write_op(s, key, klen, &w);
+}
+
+int kv_fetch_add(kv_store *s, const void *key, size_t klen, int64_t delta, int64_t *old) {
+    if (s && s->cfg.max_value < 8) return KV_ERR_VALUE_TOO_LARGE;
+    kvo_write w = {.kind = KVO_ADD, .delta = delta};
+    if (s) s->st.fetch_adds++;
+    int rc = kvo_write_op(s, key, klen, &w);
+    if ((rc == KV_OK || rc == KV_WARN_DEGRADED) && old) *old = w.old;
+    return rc;
+}
+
+int kvo_put_version(kv_store *s, const void *key, uint32_t klen, const void *val, uint32_t vlen,
+                    bool tomb, uint64_t version, int target_id) {
+    kvo_key k;
+    int rc = kvo_prepare(s, key, klen, &k);
+    if (rc) return rc;
+    kvo_write w = {.kind = KVO_PUSH, .val = val, .vlen = vlen, .version = version, .tomb = tomb};
+    return kvo_write_key(s, &k, &target_id, 1, &w);
+}

@@ -1,0 +1,309 @@
+/*
+ * recover.c -- recovery after a process failure, common to all variants.
+ *
+ * Run by every survivor (members and idle spares) once it notices the
+ * failure.  Phases, each timed:
+ *   revoke  revoke the watchdog and the store's communicator, so that
+ *           every survivor stops its current operation and joins;
+ *   shrink  MPIX_Comm_shrink: the survivors' communicator;
+ *   agree   MPIX_Comm_agree: every survivor got through the shrink; ids of
+ *           failed members follow from the shrunken group (spares take
+ *           them over under variant spare); a new epoch begins;
+ *   windows clear every slot lock (no operation is in flight now; a lock
+ *           is either a dead writer's or an interrupted one's, and the
+ *           homes it guarded are remembered as "affected"), then the
+ *           variant rebuilds the window on the new communicator;
+ *   rereplicate  every survivor holding a pair whose replica set lost a
+ *           member, or whose home is affected, pushes its copy to the other
+ *           replicas of the new placement; a push writes only where the
+ *           target's version is older, so the newest copy wins and an
+ *           interrupted write ends up fully there or fully absent;
+ *   a final agree, after which every survivor resumes.
+ * A failure during any phase restarts recovery from revoke (bounded).
+ */
+#include "kv_internal.h"
+
+#include <mpi-ext.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define KVR_MAX_RESTARTS 16
+
+void kvr_note_affected(kv_store *s, uint32_t home) {
+    if (s->naffected == s->caffected) {
+        int c = s->caffected ? 2 * s->caffected : 16;
+        uint32_t *a = realloc(s->affected, (size_t)c * sizeof *a);
+        if (!a) return;
+        s->affected = a;
+        s->caffected = c;
+    }
+    s->affected[s->naffected++] = home;
+}
+
+static double us_since(double t0) { return (kv_wtime() - t0) * 1e6; }
+
+/* State carried across restarts of one recovery. */
+typedef struct kvr_ctx {
+    int nold;
+    int *old_ids;        /* members before this recovery (placement basis) */
+    bool *failed;        /* by id: holder died (cumulative over restarts) */
+    uint32_t *homes;     /* union of affected homes, sorted */
+    int nhomes;
+    kv_recovery_times rt;
+} kvr_ctx;
+
+static int ft_status(int rc) {
+    if (rc == MPI_SUCCESS) return KV_OK;
+    return kvw_is_ft_error(rc) ? KV_ERR_INTERRUPTED : KV_ERR_MPI;
+}
+
+/* revoke + shrink + agree: s->all becomes the survivors' communicator. */
+static int kvr_shrink(kv_store *s, kvr_ctx *c) {
+    double t = kv_wtime();
+    kvw_alarm(s);
+    MPIX_Comm_revoke(s->all);
+    c->rt.revoke_us += us_since(t);
+    t = kv_wtime();
+    MPI_Comm nall;
+    int rc = MPIX_Comm_shrink(s->all, &nall);
+    c->rt.shrink_us += us_since(t);
+    if (rc != MPI_SUCCESS) return ft_status(rc);
+    MPI_Comm_set_errhandler(nall, MPI_ERRORS_RETURN);
+    if (s->comm != s->all && s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
+    MPI_Comm_free(&s->all);
+    s->all = nall;
+    s->comm = MPI_COMM_NULL;
+    MPI_Comm_rank(s->all, &s->all_rank);
+    MPI_Comm_size(s->all, &s->all_size);
+    t = kv_wtime();
+    int ok = 1;
+    rc = MPIX_Comm_agree(s->all, &ok);
+    c->rt.agree_us += us_since(t);
+    return ft_status(rc);
+}
+
+/* Who holds which id now; spares take over failed ids; member comm. */
+static int kvr_membership(kv_store *s, kvr_ctx *c) {
+    s->all_ids = realloc(s->all_ids, (size_t)s->all_size * sizeof(int));
+    int rc = MPI_Allgather(&s->my_id, 1, MPI_INT, s->all_ids, 1, MPI_INT, s->all);
+    if (rc != MPI_SUCCESS) return ft_status(rc);
+    bool held[s->nids > 0 ? s->nids : 1];
+    memset(held, 0, sizeof held);
+    for (int i = 0; i < s->all_size; i++)
+        if (s->all_ids[i] >= 0) held[s->all_ids[i]] = true;
+    for (int i = 0; i < c->nold; i++)
+        if (!held[c->old_ids[i]]) c->failed[c->old_ids[i]] = true;
+    if (s->cfg.variant == KV_VARIANT_SPARE) {  /* spares, in rank order, take failed ids */
+        int next = 0;
+        for (int i = 0; i < s->all_size; i++) {
+            if (s->all_ids[i] >= 0) continue;
+            while (next < s->nids && held[next]) next++;
+            if (next >= s->nids) break;
+            held[next] = true;
+            if (i == s->all_rank) { s->my_id = next; s->spare = false; }
+            s->all_ids[i] = next;
+        }
+        s->nspares = 0;
+        for (int i = 0; i < s->all_size; i++) s->nspares += s->all_ids[i] < 0;
+    }
+    int spares_left = 0;
+    for (int i = 0; i < s->all_size; i++) spares_left += s->all_ids[i] < 0;
+    if (spares_left == 0 && s->cfg.variant != KV_VARIANT_SPARE) {
+        s->comm = s->all;
+    } else {
+        rc = MPI_Comm_split(s->all, s->my_id >= 0 ? 0 : MPI_UNDEFINED, s->my_id, &s->comm);
+        if (rc != MPI_SUCCESS) return ft_status(rc);
+    }
+    if (s->my_id < 0) return KV_OK;  /* still a spare */
+    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(s->comm, &s->rank);
+    MPI_Comm_size(s->comm, &s->size);
+    return kvo_map_ranks(s);
+}
+
+/* Clear every local slot lock; remember the homes they guarded.  A slot a
+ * dead writer left torn becomes a version-0 tombstone so that probe chains
+ * through it stay intact and any real copy replaces it. */
+static void kvr_break_locks(kv_store *s, kvr_ctx *c) {
+    if (!s->base) return;
+    for (size_t i = 0; i < s->nslots; i++) {
+        unsigned char *slot = s->base + i * s->slot_size;
+        kvs_hdr *h = (kvs_hdr *)(void *)slot;
+        if (h->lock == 0) continue;
+        uint64_t owner = h->lock - 1;
+        kvr_note_affected(s, (uint32_t)i);
+        if (owner < (uint64_t)s->nids && c->failed[owner]) {
+            s->st.locks_broken++;
+            if (kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value) == KVS_TORN)
+                kvs_encode(slot, 0, "", 1, NULL, 0, true, s->cfg.max_key);
+        }
+        h->lock = 0;
+    }
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Union of every member's affected homes (collective over s->all). */
+static int kvr_share_affected(kv_store *s, kvr_ctx *c) {
+    int n = s->naffected, *counts = malloc((size_t)s->all_size * sizeof(int));
+    int *displs = malloc((size_t)s->all_size * sizeof(int));
+    if (!counts || !displs) { free(counts); free(displs); return KV_ERR_NOMEM; }
+    int rc = MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, s->all);
+    int total = 0;
+    for (int i = 0; rc == MPI_SUCCESS && i < s->all_size; i++) {
+        displs[i] = total;
+        total += counts[i];
+    }
+    free(c->homes);
+    c->homes = malloc((size_t)(total ? total : 1) * sizeof(uint32_t));
+    if (rc == MPI_SUCCESS && c->homes)
+        rc = MPI_Allgatherv(s->affected, n, MPI_UINT32_T, c->homes, counts, displs, MPI_UINT32_T,
+                            s->all);
+    free(counts);
+    free(displs);
+    if (!c->homes) return KV_ERR_NOMEM;
+    if (rc != MPI_SUCCESS) return ft_status(rc);
+    qsort(c->homes, (size_t)total, sizeof(uint32_t), cmp_u32);
+    c->nhomes = total;
+    return KV_OK;
+}
+
+static bool home_affected(const kvr_ctx *c, uint32_t home) {
+    return c->nhomes && bsearch(&home, c->homes, (size_t)c->nhomes, sizeof home, cmp_u32);
+}
+
+/* Push one local pair to the other members of its new replica set. */
+static int kvr_push(kv_store *s, kvr_ctx *c, const unsigned char *slot, unsigned char *img) {
+    memcpy(img, slot, s->slot_size);  /* stable copy: others may push into slot */
+    enum kvs_state st = kvs_decode(img, s->slot_size, s->cfg.max_key, s->cfg.max_value);
+    if (st != KVS_LIVE && st != KVS_DELETED) return KV_OK;
+    const kvs_hdr *h = kvs_hdr_of(img);
+    if (h->version == 0) return KV_OK;  /* placeholder of a broken write */
+    uint32_t klen = KVS_KLEN(h);
+    uint64_t kh = kvh_hash(kvs_key_of(img), klen, 0);
+    int r = s->cfg.replicas, oldset[16], newset[16];
+    int nr_old = r < c->nold ? r : c->nold, nr_new = r < s->size ? r : s->size;
+    kvh_place(kh, c->old_ids, c->nold, nr_old, oldset);
+    bool lost_member = false, mine = false;
+    for (int i = 0; i < nr_old; i++) {
+        lost_member |= c->failed[oldset[i]];
+        mine |= oldset[i] == s->my_id;
+    }
+    if (!mine || (!lost_member && !home_affected(c, (uint32_t)(kh % s->nslots)))) return KV_OK;
+    kvh_place(kh, s->live_ids, s->size, nr_new, newset);
+    for (int i = 0; i < nr_new; i++) {
+        if (newset[i] == s->my_id) continue;
+        int rc = kvo_put_version(s, kvs_key_of(img), klen, kvs_val_of(img, s->cfg.max_key), h->vlen,
+                                 st == KVS_DELETED, h->version, newset[i]);
+        if (rc == KV_ERR_INTERRUPTED) return rc;
+        if (rc == KV_OK) s->st.pairs_restored++, c->rt.pairs_restored++;
+    }
+    return KV_OK;
+}
+
+static int kvr_rereplicate(kv_store *s, kvr_ctx *c) {
+    unsigned char *img = malloc(s->slot_size);
+    if (!img) return KV_ERR_NOMEM;
+    int rc = KV_OK;
+    for (size_t i = 0; i < s->nslots && rc == KV_OK; i++) {
+        const unsigned char *slot = s->base + i * s->slot_size;
+        if (kvs_hdr_of(slot)->version == 0) continue;  /* empty: skip fast */
+        rc = kvr_push(s, c, slot, img);
+        if ((i & 1023) == 0 && rc == KV_OK && kvw_test(s)) rc = KV_ERR_INTERRUPTED;
+    }
+    free(img);
+    return rc;
+}
+
+static int kvr_attempt(kv_store *s, kvr_ctx *c) {
+    int rc = kvr_shrink(s, c);
+    if (rc) return rc;
+    double t = kv_wtime();
+    rc = kvr_membership(s, c);
+    if (rc == KV_OK) {
+        kvr_break_locks(s, c);
+        rc = kvr_share_affected(s, c);
+    }
+    c->rt.agree_us += us_since(t);
+    if (rc) return rc;
+    /* New watchdog before any RMA, so pushes notice a second failure. */
+    kvw_stop(s);
+    s->failure_pending = false;
+    if (s->vt->detects && (rc = kvw_start(s))) return rc;
+    if (s->my_id >= 0) {
+        t = kv_wtime();
+        rc = s->vt->rebuild(s);
+        if (rc == KV_OK && MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) != MPI_SUCCESS) rc = KV_ERR_MPI;
+        c->rt.windows_us += us_since(t);
+        if (rc) return rc;
+        t = kv_wtime();
+        rc = kvr_rereplicate(s, c);
+        c->rt.rereplicate_us += us_since(t);
+        if (rc) return rc;
+    }
+    t = kv_wtime();
+    int ok = 1;
+    rc = ft_status(MPIX_Comm_agree(s->all, &ok));
+    c->rt.agree_us += us_since(t);
+    return s->failure_pending ? KV_ERR_INTERRUPTED : rc;
+}
+
+static void kvr_record(kv_store *s, const kv_recovery_times *rt) {
+    if (s->nrec == s->crec) {
+        int n = s->crec ? 2 * s->crec : 8;
+        kv_recovery_times *r = realloc(s->rec, (size_t)n * sizeof *r);
+        if (!r) return;
+        s->rec = r;
+        s->crec = n;
+    }
+    s->rec[s->nrec++] = *rt;
+}
+
+int kvr_recover(kv_store *s) {
+    if (!s->vt->detects) return KV_ERR_UNSUPPORTED;
+    kvr_ctx c = {0};
+    double t0 = kv_wtime();
+    c.rt.noticed_at = t0;
+    c.rt.detect_us = s->failure_time > 0 ? (t0 - s->failure_time) * 1e6 : -1;
+    c.old_ids = malloc((size_t)(s->nids + 1) * sizeof(int));
+    c.failed = calloc((size_t)s->nids + 1, sizeof(bool));
+    if (!c.old_ids || !c.failed) { free(c.old_ids); free(c.failed); return KV_ERR_NOMEM; }
+    /* Spares know the member list from the last recovery they served. */
+    memcpy(c.old_ids, s->live_ids, (size_t)s->size * sizeof(int));
+    c.nold = s->size;
+    int rc = KV_ERR_INTERRUPTED;
+    for (int attempt = 0; attempt < KVR_MAX_RESTARTS && rc == KV_ERR_INTERRUPTED; attempt++) {
+        c.rt.restarts = attempt;
+        rc = kvr_attempt(s, &c);
+    }
+    s->naffected = 0;
+    s->failure_time = 0;
+    free(c.old_ids);
+    free(c.failed);
+    free(c.homes);
+    if (rc != KV_OK) return rc;
+    s->epoch++;
+    s->st.recoveries++;
+    c.rt.epoch = s->epoch;
+    c.rt.survivors = s->size;
+    for (int i = 0; i < s->nids; i++) c.rt.failed += c.failed[i];
+    c.rt.total_us = us_since(t0);
+    kvr_record(s, &c.rt);
+    return s->size < s->cfg.replicas ? KV_WARN_DEGRADED : KV_OK;
+}
+
+int kv_recover(kv_store *s) {
+    if (!s) return KV_ERR_ARG;
+    s->failure_pending = true;
+    return kvr_recover(s);
+}
+
+int kv_poll(kv_store *s) {
+    if (!s) return KV_ERR_ARG;
+    if (!kvw_test(s)) return KV_OK;
+    int rc = kvr_recover(s);
+    return (rc == KV_OK || rc == KV_WARN_DEGRADED) ? KV_ERR_INTERRUPTED : rc;
+}

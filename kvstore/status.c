@@ -1,0 +1,73 @@
+/*
+ * status.c -- status strings, variant and backend names, the wall clock.
+ */
+#include "kv_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+const char *kv_strerror(int status) {
+    switch (status) {
+    case KV_OK: return "success";
+    case KV_WARN_DEGRADED: return "done, but fewer than the configured replicas hold the data (degraded)";
+    case KV_ERR_ARG: return "invalid argument (NULL handle or buffer, or empty key)";
+    case KV_ERR_NOT_FOUND: return "key not found";
+    case KV_ERR_KEY_TOO_LONG: return "key longer than max_key";
+    case KV_ERR_VALUE_TOO_LARGE: return "value larger than max_value";
+    case KV_ERR_BUFFER_TOO_SMALL: return "buffer smaller than the stored value";
+    case KV_ERR_FULL: return "table full: no free slot within max_probe of the key's home slot";
+    case KV_ERR_NOMEM: return "out of memory";
+    case KV_ERR_CONFIG: return "invalid configuration";
+    case KV_ERR_TOO_FEW_RANKS: return "replication factor larger than the number of data ranks";
+    case KV_ERR_MPI: return "MPI error (not a process failure)";
+    case KV_ERR_INTERRUPTED: return "interrupted by a process failure; the store recovered: retry";
+    case KV_ERR_BUSY: return "slot locked by a live writer for longer than lock_timeout_ms";
+    case KV_ERR_CORRUPT: return "no intact copy could be read";
+    case KV_ERR_LOST: return "every replica of the key has failed";
+    case KV_ERR_NOT_COUNTER: return "stored value is not an 8-byte counter";
+    case KV_ERR_UNSUPPORTED: return "variant or feature not supported by this build";
+    case KV_ERR_SPARE: return "this rank is an idle spare";
+    case KV_ERR_CLOSED: return "the store was closed";
+    default: return "unknown status code";
+    }
+}
+
+static const char *const variant_names[KV_VARIANT_COUNT_] = {
+    "none", "recreate-copy", "recreate-inplace", "recreate-free",
+    "spare", "proposed", "checkpoint-restart"};
+
+const char *kv_variant_name(kv_variant v) {
+    return (v >= 0 && v < KV_VARIANT_COUNT_) ? variant_names[v] : "unknown";
+}
+
+int kv_variant_from_name(const char *name) {
+    for (int i = 0; name && i < KV_VARIANT_COUNT_; i++)
+        if (strcmp(name, variant_names[i]) == 0) return i;
+    return -1;
+}
+
+const char *kv_backend_name(kv_backend b) {
+    return b == KV_BACKEND_ALLOCATE ? "allocate" : b == KV_BACKEND_CREATE ? "create" : "unknown";
+}
+
+int kv_backend_from_name(const char *name) {
+    if (!name) return -1;
+    if (strcmp(name, "allocate") == 0 || strcmp(name, "sm") == 0) return KV_BACKEND_ALLOCATE;
+    if (strcmp(name, "create") == 0 || strcmp(name, "rdma") == 0) return KV_BACKEND_CREATE;
+    return -1;
+}
+
+double kv_wtime(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void kv_set_msg(char *msg, size_t len, const char *fmt, ...) {
+    if (!msg || !len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+}

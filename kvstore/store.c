@@ -1,0 +1,239 @@
+/*
+ * store.c -- opening and closing a store, its windows and its member map.
+ *
+ * kv_open duplicates the caller's communicator (so the store's traffic and
+ * revocations never touch the caller's), splits off spare ranks for
+ * variant spare, numbers the data-holding members by a stable id (their
+ * rank at open), exposes each member's slot table in one RMA window and
+ * opens a single MPI_Win_lock_all epoch that lasts until the window is
+ * replaced or closed.  Open validates the configuration on every rank and
+ * agrees on the outcome, so every rank gets the same status.
+ */
+#include "kv_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const kvr_variant_ops *variant_ops(kv_variant v) {
+    switch (v) {
+    case KV_VARIANT_NONE: return &kvr_none;
+    case KV_VARIANT_RECREATE_COPY: return &kvr_recreate_copy;
+    case KV_VARIANT_RECREATE_INPLACE: return &kvr_recreate_inplace;
+    case KV_VARIANT_RECREATE_FREE: return &kvr_recreate_free;
+    case KV_VARIANT_SPARE: return &kvr_spare;
+    default: return NULL;  /* proposed, checkpoint-restart: not in this build */
+    }
+}
+
+/* Allocate a zeroed table of `bytes` and a window over it on comm. */
+int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **base, MPI_Win *win,
+                    bool *malloced) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "accumulate_ordering", "none");
+    MPI_Info_set(info, "same_disp_unit", "true");
+    int rc;
+    if (s->cfg.backend == KV_BACKEND_ALLOCATE) {
+        void *mem = NULL;
+        MPI_Info_set(info, "alloc_shared_noncontig", "true");
+        rc = MPI_Win_allocate((MPI_Aint)bytes, 1, info, comm, &mem, win);
+        *base = mem;
+        *malloced = false;
+    } else {
+        void *mem = NULL;
+        if (posix_memalign(&mem, 64, bytes ? bytes : 64)) {
+            MPI_Info_free(&info);
+            return KV_ERR_NOMEM;
+        }
+        rc = MPI_Win_create(mem, (MPI_Aint)bytes, 1, info, comm, win);
+        if (rc != MPI_SUCCESS) free(mem);
+        *base = mem;
+        *malloced = true;
+    }
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) return kvw_is_ft_error(rc) ? KV_ERR_INTERRUPTED : KV_ERR_MPI;
+    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+    memset(*base, 0, bytes);
+    return KV_OK;
+}
+
+/* Keep an old window (and its malloc'd memory) out of use without freeing
+ * it: freeing is collective over a group with dead members. */
+void kvo_abandon(kv_store *s, MPI_Win win, void *mem) {
+    if (s->nabandoned == s->cabandoned) {
+        int c = s->cabandoned ? 2 * s->cabandoned : 4;
+        kv_abandoned *a = realloc(s->abandoned, (size_t)c * sizeof *a);
+        if (!a) return;  /* leak it untracked rather than fail recovery */
+        s->abandoned = a;
+        s->cabandoned = c;
+    }
+    s->abandoned[s->nabandoned++] = (kv_abandoned){win, mem};
+    s->st.windows_abandoned++;
+}
+
+/* Learn every member's id and current rank (collective over s->comm). */
+int kvo_map_ranks(kv_store *s) {
+    int rc = MPI_Allgather(&s->my_id, 1, MPI_INT, s->live_ids, 1, MPI_INT, s->comm);
+    if (rc != MPI_SUCCESS) return kvw_is_ft_error(rc) ? KV_ERR_INTERRUPTED : KV_ERR_MPI;
+    for (int i = 0; i < s->nids; i++) s->rank_of_id[i] = -1;
+    for (int r = 0; r < s->size; r++) s->rank_of_id[s->live_ids[r]] = r;
+    return KV_OK;
+}
+
+static int open_check(MPI_Comm comm, const kv_config *cfg) {
+    int size;
+    MPI_Comm_size(comm, &size);
+    int rc = kv_config_check(cfg, NULL, 0);
+    if (rc == KV_OK && !variant_ops(cfg->variant)) rc = KV_ERR_UNSUPPORTED;
+    if (rc == KV_OK && cfg->spares >= size) rc = KV_ERR_TOO_FEW_RANKS;
+    if (rc == KV_OK && cfg->replicas > size - cfg->spares) rc = KV_ERR_TOO_FEW_RANKS;
+    int all = rc;  /* every rank returns the same (most negative) status */
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+    return all;
+}
+
+static int open_members(kv_store *s) {
+    int member = s->all_rank < s->all_size - s->cfg.spares;
+    s->spare = !member;
+    s->nspares = s->cfg.spares;
+    s->nids = s->all_size - s->cfg.spares;
+    if (s->cfg.spares == 0) {
+        s->comm = s->all;
+    } else {
+        int rc = MPI_Comm_split(s->all, member ? 0 : MPI_UNDEFINED, s->all_rank, &s->comm);
+        if (rc != MPI_SUCCESS) return KV_ERR_MPI;
+    }
+    s->live_ids = calloc((size_t)s->all_size, sizeof(int));
+    s->rank_of_id = calloc((size_t)s->all_size, sizeof(int));
+    s->all_ids = calloc((size_t)s->all_size, sizeof(int));
+    if (!s->live_ids || !s->rank_of_id || !s->all_ids) return KV_ERR_NOMEM;
+    for (int i = 0; i < s->all_size; i++) s->all_ids[i] = i < s->nids ? i : -1;
+    if (!member) {
+        s->my_id = -1;
+        s->rank = -1;
+        s->size = s->nids;
+        return KV_OK;
+    }
+    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(s->comm, &s->rank);
+    MPI_Comm_size(s->comm, &s->size);
+    s->my_id = s->rank;
+    return kvo_map_ranks(s);
+}
+
+static int open_table(kv_store *s) {
+    s->slot_size = kvs_slot_size(s->cfg.max_key, s->cfg.max_value);
+    s->nslots = s->cfg.slots_per_rank;
+    s->table_bytes = s->slot_size * s->nslots;
+    /* First read of a slot: header, key and up to 128 value bytes. */
+    size_t spec = s->cfg.max_value < 128 ? s->cfg.max_value : 128;
+    s->read_size = KVS_HDR_SIZE + s->cfg.max_key + spec;
+    s->buf = malloc(s->slot_size);
+    s->buf2 = calloc(1, s->slot_size);
+    if (!s->buf || !s->buf2) return KV_ERR_NOMEM;
+    if (s->spare) return KV_OK;
+    int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced);
+    if (rc) return rc;
+    return MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) == MPI_SUCCESS ? KV_OK : KV_ERR_MPI;
+}
+
+static void free_store(kv_store *s) {
+    free(s->live_ids);
+    free(s->rank_of_id);
+    free(s->all_ids);
+    free(s->buf);
+    free(s->buf2);
+    free(s->abandoned);
+    free(s->affected);
+    free(s->rec);
+    free(s);
+}
+
+int kv_open(MPI_Comm comm, const kv_config *cfg_in, kv_store **out) {
+    if (!out || comm == MPI_COMM_NULL) return KV_ERR_ARG;
+    *out = NULL;
+    kv_config cfg;
+    if (cfg_in) cfg = *cfg_in;
+    else kv_config_default(&cfg);
+    int rc = open_check(comm, &cfg);
+    if (rc) return rc;
+    kv_store *s = calloc(1, sizeof *s);
+    if (!s) return KV_ERR_NOMEM;
+    s->cfg = cfg;
+    s->vt = variant_ops(cfg.variant);
+    s->watch = MPI_COMM_NULL;
+    s->watch_req = MPI_REQUEST_NULL;
+    s->win = MPI_WIN_NULL;
+    MPI_Comm_dup(comm, &s->all);
+    MPI_Comm_set_errhandler(s->all, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(s->all, &s->all_rank);
+    MPI_Comm_size(s->all, &s->all_size);
+    rc = open_members(s);
+    if (rc == KV_OK) rc = open_table(s);
+    if (rc == KV_OK && s->vt->detects) rc = kvw_start(s);
+    int all = rc;
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, s->all);
+    if (all != KV_OK) {
+        /* Nothing is half-open: release what this rank made. */
+        kvw_stop(s);
+        if (s->win != MPI_WIN_NULL) {
+            MPI_Win_unlock_all(s->win);
+            MPI_Win_free(&s->win);
+        }
+        if (s->base_malloced) free(s->base);
+        if (s->comm != s->all && s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
+        MPI_Comm_free(&s->all);
+        free_store(s);
+        return all;
+    }
+    kv_sde_init(s);
+    *out = s;
+    return KV_OK;
+}
+
+int kv_close(kv_store *s) {
+    if (!s) return KV_ERR_ARG;
+    int rc = KV_OK;
+    /* A failure noticed now is repaired first, so the collective frees
+     * below run on a communicator of live ranks only. */
+    if (!s->spare && s->vt->detects && (s->failure_pending || kvw_test(s))) rc = kvr_recover(s);
+    s->closing = true;
+    if (s->nspares > 0 && !s->spare) kvr_release_spares(s);
+    kvw_stop(s);
+    if (s->win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(s->win);
+        if (MPI_Win_free(&s->win) != MPI_SUCCESS) rc = KV_ERR_MPI;
+    }
+    if (s->base_malloced) free(s->base);
+    /* Abandoned windows span dead ranks: freeing them could hang, so they
+     * are left to MPI_Finalize (counted in stats.windows_abandoned). */
+    if (s->comm != s->all && s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
+    MPI_Comm_free(&s->all);
+    kv_sde_fini(s);
+    free_store(s);
+    return rc == KV_WARN_DEGRADED ? KV_OK : rc;
+}
+
+MPI_Comm kv_comm(const kv_store *s) { return s ? s->comm : MPI_COMM_NULL; }
+int kv_rank(const kv_store *s) { return s ? s->rank : -1; }
+int kv_size(const kv_store *s) { return s ? s->size : 0; }
+int kv_is_spare(const kv_store *s) { return s && s->spare; }
+const kv_config *kv_get_config(const kv_store *s) { return s ? &s->cfg : NULL; }
+
+int kv_get_stats(const kv_store *s, kv_stats *out) {
+    if (!s || !out) return KV_ERR_ARG;
+    *out = s->st;
+    return KV_OK;
+}
+
+int kv_recovery_count(const kv_store *s) { return s ? s->nrec : 0; }
+
+int kv_recovery_get(const kv_store *s, int i, kv_recovery_times *out) {
+    if (!s || !out || i < 0 || i >= s->nrec) return KV_ERR_ARG;
+    *out = s->rec[i];
+    return KV_OK;
+}
+
+void kv_note_failure_time(kv_store *s, double when) {
+    if (s) s->failure_time = when;
+}

@@ -1,0 +1,15 @@
+/*
+ * variant_none.c -- the failure-free baseline: r = 1, no watchdog.
+ *
+ * Operations never poll and recovery is never entered; a failure ends the
+ * job (or hangs it, which the harness's deadline reports).  It measures
+ * what the fault-tolerance machinery costs when nothing fails.
+ */
+#include "kv_internal.h"
+
+static int none_rebuild(kv_store *s) {
+    (void)s;
+    return KV_ERR_UNSUPPORTED;
+}
+
+const kvr_variant_ops kvr_none = {"none", false, none_rebuild};

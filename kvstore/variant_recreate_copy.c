@@ -1,0 +1,26 @@
+/*
+ * variant_recreate_copy.c -- fresh windows, local data copied in.
+ *
+ * The survivors allocate a new window (same backend) on the shrunken
+ * communicator and copy their table into it.  The old window spans the
+ * dead rank, so it can be neither used nor freed safely: it is abandoned
+ * (kept allocated, counted in stats.windows_abandoned).  Cost: one table
+ * copy per rank per recovery, and the abandoned memory.
+ */
+#include "kv_internal.h"
+
+int kvr_rebuild_copy(kv_store *s) {
+    unsigned char *nb;
+    MPI_Win nw;
+    bool mal;
+    int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &nb, &nw, &mal);
+    if (rc) return rc;
+    if (s->base) memcpy(nb, s->base, s->table_bytes);
+    if (s->win != MPI_WIN_NULL) kvo_abandon(s, s->win, s->base_malloced ? s->base : NULL);
+    s->win = nw;
+    s->base = nb;
+    s->base_malloced = mal;
+    return KV_OK;
+}
+
+const kvr_variant_ops kvr_recreate_copy = {"recreate-copy", true, kvr_rebuild_copy};

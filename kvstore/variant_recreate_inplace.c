@@ -1,0 +1,26 @@
+/*
+ * variant_recreate_inplace.c -- new windows over the same memory, no copy.
+ *
+ * MPI_Win_create exposes the existing table (whoever allocated it) on the
+ * shrunken communicator; the old window is abandoned but its memory stays
+ * in use.  The new window is always a "create" window (osc/rdma), whatever
+ * the backend at open: that is the price of not copying, and the results
+ * record it.
+ */
+#include "kv_internal.h"
+
+static int inplace_rebuild(kv_store *s) {
+    MPI_Win nw;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "accumulate_ordering", "none");
+    int rc = MPI_Win_create(s->base, (MPI_Aint)s->table_bytes, 1, info, s->comm, &nw);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) return kvw_is_ft_error(rc) ? KV_ERR_INTERRUPTED : KV_ERR_MPI;
+    MPI_Win_set_errhandler(nw, MPI_ERRORS_RETURN);
+    if (s->win != MPI_WIN_NULL) kvo_abandon(s, s->win, NULL);  /* memory lives on */
+    s->win = nw;
+    return KV_OK;
+}
+
+const kvr_variant_ops kvr_recreate_inplace = {"recreate-inplace", true, inplace_rebuild};

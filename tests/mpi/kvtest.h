@@ -1,0 +1,84 @@
+/*
+ * kvtest.h -- helpers for the MPI test programs (header-only).
+ *
+ * Each test counts its own errors with KVT_CHECK, which prints the failed
+ * condition with its rank and line.  kvt_finish() sums the errors over the
+ * surviving ranks, and rank 0 of them writes the verdict ("PASS" or
+ * "FAIL errors=N") to the file named by $KVRUN_DONE -- the signal the
+ * launcher (scripts/kvrun) waits for -- before the caller's MPI_Finalize.
+ */
+#ifndef KVTEST_H
+#define KVTEST_H
+
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int kvt_errors;
+static int kvt_rank_world = -1;
+
+#define KVT_CHECK(cond)                                                                       \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            kvt_errors++;                                                                     \
+            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", kvt_rank_world, __FILE__, \
+                    __LINE__, #cond);                                                         \
+        }                                                                                     \
+    } while (0)
+
+/* KVT_CHECK for status codes, printing the code's name. */
+#define KVT_CHECK_RC(expr, want)                                                              \
+    do {                                                                                      \
+        int kvt_rc_ = (expr);                                                                 \
+        if (kvt_rc_ != (want)) {                                                              \
+            kvt_errors++;                                                                     \
+            fprintf(stderr, "[rank %d] %s:%d: %s returned %d (%s), wanted %d\n", kvt_rank_world, \
+                    __FILE__, __LINE__, #expr, kvt_rc_, kvt_strerror_(kvt_rc_), (int)(want)); \
+        }                                                                                     \
+    } while (0)
+
+#ifdef KVSTORE_H
+static const char *kvt_strerror_(int rc) { return kv_strerror(rc); }
+#else
+static const char *kvt_strerror_(int rc) { (void)rc; return "-"; }
+#endif
+
+static inline void kvt_init(int *argc, char ***argv) {
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &kvt_rank_world);
+}
+
+/* Write the verdict; call on every surviving rank of `comm`. */
+static inline int kvt_finish(MPI_Comm comm, const char *name) {
+    int total = kvt_errors, rank = 0;
+    if (comm != MPI_COMM_NULL) {
+        MPI_Comm_rank(comm, &rank);
+        if (MPI_Reduce(&kvt_errors, &total, 1, MPI_INT, MPI_SUM, 0, comm) != MPI_SUCCESS)
+            total = kvt_errors + 1000;
+    }
+    if (rank == 0) {
+        const char *path = getenv("KVRUN_DONE");
+        char line[128];
+        if (total == 0) snprintf(line, sizeof line, "PASS %s\n", name);
+        else snprintf(line, sizeof line, "FAIL %s errors=%d\n", name, total);
+        fputs(line, stdout);
+        fflush(stdout);
+        if (path) {
+            FILE *f = fopen(path, "w");
+            if (f) { fputs(line, f); fclose(f); }
+        }
+    }
+    return total;
+}
+
+static inline double kvt_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+#endif
