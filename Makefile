@@ -30,6 +30,10 @@ KV_HDR  := kvstore/kvstore.h kvstore/kv_internal.h
 LIB_A   := $(BUILD)/lib/libkvstore.a
 LIB_SO  := $(BUILD)/lib/libkvstore.so
 
+INJ_SRC := $(filter-out injectors/kv_inject.c,$(wildcard injectors/*.c))
+INJ_OBJ := $(INJ_SRC:%.c=$(BUILD)/%.o)
+INJ_A   := $(BUILD)/lib/libkvinject.a
+
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 MPIT_SRC := $(wildcard tests/mpi/*.c)
@@ -39,7 +43,7 @@ BENCH_BIN := $(BENCH_SRC:experiments/%.c=$(BUILD)/bin/%)
 DEMO_BIN := $(BUILD)/bin/kv_demo
 
 .PHONY: all deps lib tests test run bench install clean distclean
-all: lib tests $(BENCH_BIN) $(DEMO_BIN)
+all: lib tests $(BENCH_BIN) $(DEMO_BIN) $(if $(wildcard injectors/kv_inject.c),$(BUILD)/bin/kv_inject)
 
 deps:
 	bash scripts/deps.sh
@@ -58,12 +62,24 @@ $(LIB_SO): $(KV_OBJ)
 	@mkdir -p $(dir $@)
 	$(MPICC) -shared -o $@ $^ $(LDLIBS_KV)
 
+$(BUILD)/injectors/%.o: injectors/%.c $(wildcard injectors/*.h) $(BUILD)/mpi.mk
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -Iinjectors -c $< -o $@
+
+$(INJ_A): $(INJ_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bin/kv_inject: injectors/kv_inject.c $(INJ_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -Iinjectors $< -o $@ $(INJ_A) -lm
+
 tests: $(UNIT_BIN) $(MPIT_BIN)
 
 # Unit tests link the objects directly (they test internal pieces).
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_A) $(KV_HDR)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_A) $(INJ_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) -lcmocka $(LDLIBS_KV)
+	$(MPICC) $(CFLAGS) -Iinjectors $< -o $@ $(LIB_A) $(INJ_A) -lcmocka $(LDLIBS_KV)
 
 $(BUILD)/tests/mpi/%: tests/mpi/%.c tests/mpi/kvtest.h $(LIB_A) $(KV_HDR)
 	@mkdir -p $(dir $@)

@@ -29,7 +29,7 @@ void kv_config_default(kv_config *cfg) {
     cfg->poll_interval = 64;
     cfg->max_probe = 32;
     cfg->read_retries = 16;
-    cfg->lock_timeout_ms = 200.0;
+    cfg->lock_timeout_ms = 1000.0;
 }
 
 int kv_config_check(const kv_config *c, char *msg, size_t len) {

@@ -95,7 +95,7 @@ typedef struct kv_config {
     int poll_interval;        /* operations between watchdog tests (default 64) */
     int max_probe;            /* linear-probe length before KV_ERR_FULL (default 32) */
     int read_retries;         /* re-reads of a torn copy before the next replica (default 16) */
-    double lock_timeout_ms;   /* wait for a live writer's slot lock (default 200) */
+    double lock_timeout_ms;   /* wait for a live writer's slot lock (default 1000) */
 } kv_config;
 
 /* Fill cfg with the defaults above. Local. */
@@ -172,6 +172,14 @@ int kv_fetch_add(kv_store *s, const void *key, size_t klen, int64_t delta, int64
  * regularly, as others cannot finish recovery without them.
  */
 int kv_poll(kv_store *s);
+
+/*
+ * Barrier over the store's ranks that survives failures (collective over
+ * the survivors): returns KV_OK once every live member reached it, running
+ * recovery first as often as needed (KV_WARN_DEGRADED if fewer ranks than
+ * `replicas` remain).  Use it instead of MPI_Barrier(kv_comm(s)).
+ */
+int kv_barrier(kv_store *s);
 
 /* Run recovery now (collective over the survivors).  Returns KV_OK, or
  * KV_WARN_DEGRADED when fewer ranks than `replicas` remain. */

@@ -14,6 +14,7 @@
  */
 #include "kv_internal.h"
 
+#include <sched.h>
 #include <stdlib.h>
 
 #define KVO_MAX_R 16
@@ -118,6 +119,7 @@ static int kvo_lookup(kv_store *s, const kvo_key *k, int rank) {
             if (st != KVS_TORN) break;
             /* A writer is in the middle of this slot: re-read, bounded. */
             s->st.read_retries++;
+            if (tries > 2) sched_yield();
             if (tries >= s->cfg.read_retries || kvw_test(s))
                 return s->failure_pending ? KV_ERR_INTERRUPTED : KV_ERR_CORRUPT;
         }
@@ -239,6 +241,7 @@ static int kvo_lock(kv_store *s, kvo_rep *rep, uint32_t idx, bool holding, doubl
         }
         s->st.lock_waits++;
         if (kvw_test(s)) return KV_ERR_INTERRUPTED;
+        if (spin > 4) sched_yield();  /* let a preempted holder run (oversubscribed nodes) */
         if (holding && spin >= KVO_SPIN_HOLDING) return 1;
         if ((spin & 63) == 63 && kv_wtime() > deadline) return KV_ERR_BUSY;
     }

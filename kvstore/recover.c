@@ -301,6 +301,26 @@ int kv_recover(kv_store *s) {
     return kvr_recover(s);
 }
 
+int kv_barrier(kv_store *s) {
+    if (!s) return KV_ERR_ARG;
+    if (s->spare) return KV_ERR_SPARE;
+    for (int round = 0; round < 4 * KVR_MAX_RESTARTS; round++) {
+        int rc = kv_poll(s);
+        if (rc == KV_ERR_INTERRUPTED) continue;
+        if (rc != KV_OK) return rc;
+        int flag = 1;
+        /* agree gives every survivor the same answer: all got here, or a
+         * failure (or revoke) is reported to all of them alike. */
+        rc = s->vt->detects ? MPIX_Comm_agree(s->comm, &flag) : MPI_Barrier(s->comm);
+        if (rc == MPI_SUCCESS) return s->size < s->cfg.replicas ? KV_WARN_DEGRADED : KV_OK;
+        if (!kvw_is_ft_error(rc)) return KV_ERR_MPI;
+        s->failure_pending = true;
+        rc = kvr_recover(s);
+        if (rc != KV_OK && rc != KV_WARN_DEGRADED) return rc;
+    }
+    return KV_ERR_MPI;
+}
+
 int kv_poll(kv_store *s) {
     if (!s) return KV_ERR_ARG;
     if (!kvw_test(s)) return KV_OK;

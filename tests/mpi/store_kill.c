@@ -1,0 +1,155 @@
+/*
+ * store_kill.c -- acknowledged writes survive killed ranks.
+ * run: 4 allocate recreate-copy 2 1
+ * run: 4 allocate recreate-inplace 2 1
+ * run: 4 allocate recreate-free 2 1
+ * run: 5 allocate spare 2 1 1
+ * run: 4 create recreate-copy 2 1
+ * run: 6 allocate recreate-copy 3 2
+ * run: 6 allocate recreate-copy 2 1 0 seq
+ *
+ * Arguments: backend variant r kills [spares] [seq].  Every rank runs a
+ * mixed workload of puts (own keys), gets and counter increments; `kills`
+ * ranks (never rank 0), chosen with a fixed seed, raise SIGKILL at random
+ * operations -- at once, or one after another ("seq", each after the
+ * previous recovery, until r ranks remain).  Pass rules: every survivor
+ * completes its workload (interrupted calls are retried); afterwards each
+ * survivor's latest acknowledged value of every key it wrote is read back
+ * exactly by every survivor; values read during the run always belong to
+ * the key read; the store size equals the survivors; each survivor ran
+ * at least one recovery.
+ */
+#include <stdint.h>
+
+#include "kvstore.h"
+#include "kvtest.h"
+
+enum { NKEYS = 64, OPS = 3000 };
+
+static unsigned long long rng_state = 88172645463325252ull;
+static unsigned long long rnd(void) {  /* xorshift64, seeded identically everywhere */
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static void value_for(char *buf, size_t n, int rank, int k, int it) {
+    snprintf(buf, n, "w%d-k%d-it%d-%08x", rank, k, it, (unsigned)(k * 2654435761u ^ it));
+}
+
+/* Retry an operation interrupted by a failure (recovery already ran). */
+#define RETRY(expr) ({ int r_; int n_ = 0; while ((r_ = (expr)) == KV_ERR_INTERRUPTED && n_++ < 20) {} r_; })
+
+int main(int argc, char **argv) {
+    kvt_init(&argc, &argv);
+    if (argc < 5) { fprintf(stderr, "usage: store_kill backend variant r kills [spares] [seq]\n"); return 2; }
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    kv_config c;
+    kv_config_default(&c);
+    c.slots_per_rank = 2048;
+    c.max_value = 128;
+    c.backend = kv_backend_from_name(argv[1]);
+    c.variant = kv_variant_from_name(argv[2]);
+    c.replicas = atoi(argv[3]);
+    int kills = atoi(argv[4]);
+    c.spares = argc > 5 ? atoi(argv[5]) : 0;
+    int seq = argc > 6 && strcmp(argv[6], "seq") == 0;
+    if (seq) kills = size - c.spares - c.replicas;
+    kv_store *s;
+    int rc = kv_open(MPI_COMM_WORLD, &c, &s);
+    KVT_CHECK_RC(rc, KV_OK);
+    if (rc) { kvt_finish(MPI_COMM_WORLD, "store_kill"); MPI_Finalize(); return 1; }
+
+    /* Victims and moments, the same on every rank. */
+    int victim_op[64];
+    for (int r = 0; r < size; r++) victim_op[r] = -1;
+    int members = size - c.spares;
+    for (int k = 0; k < kills; k++) {
+        int v;
+        do v = 1 + (int)(rnd() % (unsigned)(members - 1)); while (victim_op[v] >= 0);
+        victim_op[v] = seq ? (k + 1) * OPS / (kills + 2) : OPS / 4 + (int)(rnd() % (OPS / 2));
+    }
+    if (kv_is_spare(s)) {
+        rc = kv_spare_wait(s);
+        KVT_CHECK(rc == KV_OK || rc == KV_ERR_CLOSED);
+    }
+    int acked[NKEYS];
+    for (int k = 0; k < NKEYS; k++) acked[k] = -1;
+    char key[32], val[128], got[128];
+    if (!kv_is_spare(s)) {
+        int me = rank;
+        for (int it = 0; it < OPS; it++) {
+            if (it == victim_op[me]) raise(SIGKILL);
+            int k = (int)(rnd() % NKEYS), kind = (int)(rnd() % 4);
+            int other = (int)(rnd() % (unsigned)size);
+            if (kind <= 1) {
+                snprintf(key, sizeof key, "w%d-k%d", me, k);
+                value_for(val, sizeof val, me, k, it);
+                rc = RETRY(kv_put(s, key, strlen(key), val, strlen(val)));
+                KVT_CHECK(rc == KV_OK || rc == KV_WARN_DEGRADED);
+                if (rc == KV_OK || rc == KV_WARN_DEGRADED) acked[k] = it;
+            } else if (kind == 2) {
+                snprintf(key, sizeof key, "w%d-k%d", other, k);
+                size_t len = 0;
+                rc = RETRY(kv_get(s, key, strlen(key), got, sizeof got - 1, &len));
+                KVT_CHECK(rc == KV_OK || rc == KV_ERR_NOT_FOUND || rc == KV_WARN_DEGRADED);
+                if (rc == KV_OK) {
+                    got[len] = 0;
+                    char pre[32];
+                    snprintf(pre, sizeof pre, "w%d-k%d-", other, k);
+                    KVT_CHECK(strncmp(got, pre, strlen(pre)) == 0);
+                }
+            } else {
+                rc = RETRY(kv_fetch_add(s, "ops", 3, 1, NULL));
+                KVT_CHECK(rc == KV_OK || rc == KV_WARN_DEGRADED);
+            }
+        }
+    }
+    /* A rank's own store may have been taken over from a spare: find who we are now. */
+    rc = kv_barrier(s);
+    KVT_CHECK(rc == KV_OK || rc == KV_WARN_DEGRADED);
+    MPI_Comm comm = kv_comm(s);
+    int nsize = kv_size(s);
+    KVT_CHECK(nsize == members - kills);
+    KVT_CHECK(kv_recovery_count(s) >= 1);
+    /* Everyone's acknowledged history, then everyone reads everything. */
+    int *all = malloc(sizeof(int) * (NKEYS + 1) * (size_t)nsize);
+    int mine[NKEYS + 1];
+    mine[0] = rank;
+    memcpy(mine + 1, acked, sizeof acked);
+    MPI_Allgather(mine, NKEYS + 1, MPI_INT, all, NKEYS + 1, MPI_INT, comm);
+    int checked = 0;
+    for (int r = 0; r < nsize; r++) {
+        int w = all[r * (NKEYS + 1)];
+        for (int k = 0; k < NKEYS; k++) {
+            int it = all[r * (NKEYS + 1) + 1 + k];
+            if (it < 0) continue;
+            snprintf(key, sizeof key, "w%d-k%d", w, k);
+            value_for(val, sizeof val, w, k, it);
+            size_t len = 0;
+            rc = kv_get(s, key, strlen(key), got, sizeof got, &len);
+            KVT_CHECK(rc == KV_OK || rc == KV_WARN_DEGRADED);
+            KVT_CHECK(len == strlen(val) && memcmp(got, val, len) == 0);
+            if (rc != KV_OK && rc != KV_WARN_DEGRADED)
+                fprintf(stderr, "[rank %d] %s lost: %s\n", rank, key, kv_strerror(rc));
+            checked++;
+        }
+    }
+    kv_recovery_times rt;
+    if (kv_recovery_get(s, 0, &rt) == KV_OK)
+        printf("[rank %d] recovery: revoke %.0f shrink %.0f agree %.0f windows %.0f rerep %.0f "
+               "total %.0f us, pushed %lld, checked %d pairs\n", rank, rt.revoke_us, rt.shrink_us,
+               rt.agree_us, rt.windows_us, rt.rereplicate_us, rt.total_us, rt.pairs_restored, checked);
+    free(all);
+    rc = kv_barrier(s);
+    KVT_CHECK(rc == KV_OK || rc == KV_WARN_DEGRADED);
+    MPI_Comm keep;
+    MPI_Comm_dup(comm, &keep);
+    KVT_CHECK_RC(kv_close(s), KV_OK);
+    kvt_finish(keep, "store_kill");
+    MPI_Finalize();
+    return 0;
+}

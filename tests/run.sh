@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# run.sh -- the whole test suite; `make test` calls it.
+#
+# 1. cmocka unit tests (build/tests/unit/test_*), counted per test case
+#    from their TAP output;
+# 2. MPI tests (build/tests/mpi/NAME), one case per "run: NP ARGS" line at
+#    the top of tests/mpi/NAME.c, each launched by scripts/kvrun under a
+#    time limit (a hang is a failure);
+# 3. negative checks: the ULFM test must NOT pass without --with-ft ulfm,
+#    and a program that never finishes must be reported as hung.
+# 4. script tests (tests/scripts/test_*.sh), each one case.
+# Ends with the line "N passed, N failed[, N skipped]"; exit 1 on failure.
+# TESTS=pattern limits the run to cases whose name matches.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$ROOT/build
+LOG=$B/test-logs
+mkdir -p "$LOG"
+PASS=0; FAIL=0; SKIP=0; FAILED=()
+MPI_TIMEOUT=${MPI_TIMEOUT:-120}
+want() { [ -z "${TESTS:-}" ] || [[ $1 == *$TESTS* ]]; }
+record() {  # name status(pass|fail|skip) [detail]
+  case $2 in
+    pass) PASS=$((PASS+1)); printf '  ok    %s\n' "$1" ;;
+    skip) SKIP=$((SKIP+1)); printf '  skip  %s (%s)\n' "$1" "${3:-}" ;;
+    *) FAIL=$((FAIL+1)); FAILED+=("$1"); printf '  FAIL  %s %s\n' "$1" "${3:-}" ;;
+  esac
+}
+
+echo "== unit tests (cmocka)"
+for t in "$B"/tests/unit/test_*; do
+  [ -x "$t" ] || continue
+  name=$(basename "$t"); want "$name" || continue
+  out=$(CMOCKA_MESSAGE_OUTPUT=TAP timeout 60 "$t" 2>&1); rc=$?
+  echo "$out" > "$LOG/$name.log"
+  n_ok=$(grep -c '^ok ' <<<"$out"); n_bad=$(grep -c '^not ok ' <<<"$out")
+  while read -r line; do record "$name: ${line#ok [0-9]* - }" pass; done < <(grep '^ok ' <<<"$out")
+  while read -r line; do record "$name: ${line#not ok [0-9]* - }" fail "(log: $LOG/$name.log)"; done < <(grep '^not ok ' <<<"$out")
+  if [ "$rc" -ne 0 ] && [ "$n_bad" -eq 0 ]; then record "$name" fail "(exit $rc, $n_ok ok)"; fi
+done
+
+run_mpi() {  # label np timeout [kvrun options] -- prog args ; sets $out, $rc
+  local label=$1 np=$2 to=$3; shift 3
+  out=$("$ROOT/scripts/kvrun" -n "$np" --timeout "$to" "$@" 2>&1); rc=$?
+  echo "$out" > "$LOG/$label.log"
+}
+
+echo "== MPI tests (each under a ${MPI_TIMEOUT}s limit)"
+for src in "$ROOT"/tests/mpi/*.c; do
+  name=$(basename "$src" .c)
+  prog=$B/tests/mpi/$name
+  while read -r np args; do
+    label="$name-$np${args:+-${args// /-}}"
+    want "$label" || continue
+    [ -x "$prog" ] || { record "$label" fail "(not built)"; continue; }
+    # shellcheck disable=SC2086
+    run_mpi "$label" "$np" "$MPI_TIMEOUT" -- "$prog" $args
+    if [ "$rc" -eq 0 ]; then record "$label" pass
+    else record "$label" fail "($(tail -1 <<<"$out"); log: $LOG/$label.log)"; fi
+  done < <(sed -n 's/^ \* run: *//p' "$src")
+done
+
+echo "== negative checks"
+if want ulfm_shrink-noft; then
+  run_mpi ulfm_shrink-noft 4 60 --no-ft -- "$B/tests/mpi/ulfm_shrink"
+  if [ "$rc" -ne 0 ]; then record "ulfm_shrink without --with-ft ulfm does not pass" pass
+  else record "ulfm_shrink without --with-ft ulfm does not pass" fail "(it passed)"; fi
+fi
+if want kvrun-hang; then
+  run_mpi kvrun-hang 2 5 -- sleep 600
+  if [ "$rc" -eq 3 ] && grep -q 'HUNG' <<<"$out"; then record "kvrun reports a hang as HUNG within its limit" pass
+  else record "kvrun reports a hang as HUNG within its limit" fail "(rc $rc)"; fi
+fi
+
+if compgen -G "$ROOT/tests/scripts/test_*.sh" >/dev/null; then
+  echo "== script tests"
+  for t in "$ROOT"/tests/scripts/test_*.sh; do
+    name=$(basename "$t" .sh); want "$name" || continue
+    out=$(timeout 1200 bash "$t" 2>&1); rc=$?
+    echo "$out" > "$LOG/$name.log"
+    if [ "$rc" -eq 0 ]; then record "$name" pass
+    elif [ "$rc" -eq 77 ]; then record "$name" skip "$(tail -1 <<<"$out")"
+    else record "$name" fail "($(tail -1 <<<"$out"); log: $LOG/$name.log)"; fi
+  done
+fi
+
+echo
+[ ${#FAILED[@]} -gt 0 ] && printf 'failed: %s\n' "${FAILED[@]}"
+if [ "$SKIP" -gt 0 ]; then echo "$PASS passed, $FAIL failed, $SKIP skipped"
+else echo "$PASS passed, $FAIL failed"; fi
+[ "$FAIL" -eq 0 ]
