@@ -16,6 +16,7 @@ CC_OPT ?= -O2 -g
 CFLAGS := $(CC_OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -Ikvstore
 LDLIBS_KV := -lsde -lm
 
+.DEFAULT_GOAL := all
 -include $(BUILD)/mpi.mk
 $(BUILD)/mpi.mk: scripts/deps.sh
 	bash scripts/deps.sh
@@ -33,6 +34,11 @@ LIB_SO  := $(BUILD)/lib/libkvstore.so
 INJ_SRC := $(filter-out injectors/kv_inject.c,$(wildcard injectors/*.c))
 INJ_OBJ := $(INJ_SRC:%.c=$(BUILD)/%.o)
 INJ_A   := $(BUILD)/lib/libkvinject.a
+
+# Workload, histogram and config-file modules shared by the driver and tests.
+EXP_SRC := $(wildcard experiments/workload.c experiments/histogram.c experiments/cfgfile.c)
+EXP_OBJ := $(EXP_SRC:%.c=$(BUILD)/%.o)
+EXP_A   := $(BUILD)/lib/libkvexp.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
@@ -66,6 +72,14 @@ $(BUILD)/injectors/%.o: injectors/%.c $(wildcard injectors/*.h) $(BUILD)/mpi.mk
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -Iinjectors -c $< -o $@
 
+$(BUILD)/experiments/%.o: experiments/%.c $(wildcard experiments/*.h) $(BUILD)/mpi.mk
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -Iexperiments -c $< -o $@
+
+$(EXP_A): $(EXP_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 $(INJ_A): $(INJ_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -77,9 +91,9 @@ $(BUILD)/bin/kv_inject: injectors/kv_inject.c $(INJ_A)
 tests: $(UNIT_BIN) $(MPIT_BIN)
 
 # Unit tests link the objects directly (they test internal pieces).
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_A) $(INJ_A) $(KV_HDR)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_A) $(INJ_A) $(EXP_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -Iinjectors $< -o $@ $(LIB_A) $(INJ_A) -lcmocka $(LDLIBS_KV)
+	$(MPICC) $(CFLAGS) -Iinjectors -Iexperiments $< -o $@ $(EXP_A) $(LIB_A) $(INJ_A) -lcmocka $(LDLIBS_KV)
 
 $(BUILD)/tests/mpi/%: tests/mpi/%.c tests/mpi/kvtest.h $(LIB_A) $(KV_HDR)
 	@mkdir -p $(dir $@)

@@ -237,6 +237,8 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
         t = kv_wtime();
         rc = s->vt->rebuild(s);
         if (rc == KV_OK && MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) != MPI_SUCCESS) rc = KV_ERR_MPI;
+        /* Nobody pushes into a table that its owner is still filling. */
+        if (rc == KV_OK) rc = ft_status(MPI_Barrier(s->comm));
         c->rt.windows_us += us_since(t);
         if (rc) return rc;
         t = kv_wtime();

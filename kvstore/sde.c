@@ -7,36 +7,55 @@
 #include "kv_internal.h"
 
 #include <sde_lib.h>
+#include <stddef.h>
 
-#define REG(name, field, desc)                                                            \
-    do {                                                                                  \
-        papi_sde_register_counter(h, name, PAPI_SDE_RO | PAPI_SDE_DELTA, PAPI_SDE_long_long, \
-                                  &s->st.field);                                          \
-        papi_sde_describe_counter(h, name, desc);                                         \
-    } while (0)
+/* libsde 7.0 crashes in papi_sde_init after papi_sde_shutdown, and when a
+ * counter name is registered again after being unregistered, so the handle
+ * and the counters are made once per process and kept. */
+static papi_handle_t sde_handle;
+static kv_store *sde_owner;
+
+static const struct {
+    const char *name, *desc;
+    size_t off;
+} sde_counters[] = {
+#define C(f, d) {#f, d, offsetof(kv_stats, f)}
+    C(puts, "kv_put calls"), C(gets, "kv_get calls"), C(deletes, "kv_delete calls"),
+    C(fetch_adds, "kv_fetch_add calls"), C(get_misses, "gets that found no key"),
+    C(read_retries, "re-reads of torn slot copies"),
+    C(replica_fallbacks, "reads served by a later replica"),
+    C(lock_waits, "slot lock attempts that found the lock taken"),
+    C(bytes_put, "bytes written with MPI_Put"), C(bytes_got, "bytes read with MPI_Get"),
+    C(polls, "watchdog tests"), C(recoveries, "recoveries completed"),
+    C(pairs_restored, "copies pushed during re-replication"),
+    C(windows_abandoned, "old windows left allocated"),
+    C(locks_broken, "slot locks of failed ranks reset"),
+#undef C
+};
+#define NCOUNTERS (sizeof sde_counters / sizeof sde_counters[0])
+
+/* Counters are registered once, as callbacks that read the fields of the
+ * store opened last (0 when none is open). */
+static long long sde_read(void *param) {
+    size_t i = (size_t)param;
+    if (!sde_owner || i >= NCOUNTERS) return 0;
+    return *(const long long *)(const void *)((const char *)&sde_owner->st + sde_counters[i].off);
+}
 
 void kv_sde_init(kv_store *s) {
-    papi_handle_t h = papi_sde_init("kvstore");
-    s->sde = h;
-    if (!h) return;
-    REG("puts", puts, "kv_put calls");
-    REG("gets", gets, "kv_get calls");
-    REG("deletes", deletes, "kv_delete calls");
-    REG("fetch_adds", fetch_adds, "kv_fetch_add calls");
-    REG("get_misses", get_misses, "gets that found no key");
-    REG("read_retries", read_retries, "re-reads of torn slot copies");
-    REG("replica_fallbacks", replica_fallbacks, "reads served by a later replica");
-    REG("lock_waits", lock_waits, "slot lock attempts that found the lock taken");
-    REG("bytes_put", bytes_put, "bytes written with MPI_Put");
-    REG("bytes_got", bytes_got, "bytes read with MPI_Get");
-    REG("polls", polls, "watchdog tests");
-    REG("recoveries", recoveries, "recoveries completed");
-    REG("pairs_restored", pairs_restored, "copies pushed during re-replication");
-    REG("windows_abandoned", windows_abandoned, "old windows left allocated");
-    REG("locks_broken", locks_broken, "slot locks of failed ranks reset");
+    if (!sde_handle) {
+        sde_handle = papi_sde_init("kvstore");
+        for (size_t i = 0; sde_handle && i < NCOUNTERS; i++) {
+            papi_sde_register_counter_cb(sde_handle, sde_counters[i].name, PAPI_SDE_RO | PAPI_SDE_DELTA,
+                                         PAPI_SDE_long_long, sde_read, (void *)i);
+            papi_sde_describe_counter(sde_handle, sde_counters[i].name, sde_counters[i].desc);
+        }
+    }
+    sde_owner = s;
+    s->sde = sde_handle;
 }
 
 void kv_sde_fini(kv_store *s) {
-    if (s->sde) papi_sde_shutdown(s->sde);
+    if (sde_owner == s) sde_owner = NULL;
     s->sde = NULL;
 }

@@ -46,7 +46,10 @@ int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **ba
             return KV_ERR_NOMEM;
         }
         rc = MPI_Win_create(mem, (MPI_Aint)bytes, 1, info, comm, win);
-        if (rc != MPI_SUCCESS) free(mem);
+        if (rc != MPI_SUCCESS) {
+            free(mem);
+            mem = NULL;
+        }
         *base = mem;
         *malloced = true;
     }

@@ -124,16 +124,18 @@ build_openmpi() {
   mkdir -p "$work/obj"
   local logf=$work/build.log
   log "configure (full log: $logf)"
-  (cd "$work/obj" && ../src/configure --prefix="$prefix.partial" "${CONFIGURE_FLAGS[@]}" >"$logf" 2>&1) \
+  # Configured for its final place (paths are compiled in); the stamp file
+  # written last marks a complete install, so an interrupted one is redone.
+  rm -rf "$prefix"
+  (cd "$work/obj" && ../src/configure --prefix="$prefix" "${CONFIGURE_FLAGS[@]}" >"$logf" 2>&1) \
     || { tail -30 "$logf"; die "configure failed"; }
   log "make -j$(nproc) (about 20 minutes on 2 cores; a dot per 500 lines of output)"
   (cd "$work/obj" && make -j"$(nproc)" 2>&1 | tee -a "$logf" | awk 'NR%500==0 {printf "."; fflush()} END {print ""}'; exit "${PIPESTATUS[0]}") \
     || { tail -30 "$logf"; die "make failed"; }
   log "make install"
-  rm -rf "$prefix.partial"
   (cd "$work/obj" && make install >>"$logf" 2>&1) || { tail -30 "$logf"; die "make install failed"; }
-  mv "$prefix.partial" "$prefix"
   cp "$logf" "$prefix/build.log"
+  date -u +%FT%TZ > "$prefix/.kvstore-complete"
   rm -rf "$work"
 }
 
@@ -157,12 +159,16 @@ choose_mpi() {
     probe_mpi /usr && { echo /usr; return; }
   fi
   local prefix=$KV_CACHE/openmpi-$OMPI_VERSION-$(build_key)
-  if ! probe_mpi "$prefix"; then
-    mkdir -p "$KV_CACHE"
+  mkdir -p "$KV_CACHE"
+  # One build at a time per cache (two make runs may start together).
+  exec 9>"$KV_CACHE/.lock"
+  flock 9
+  if ! { [ -f "$prefix/.kvstore-complete" ] && probe_mpi "$prefix"; }; then
     log "no ULFM MPI found: building Open MPI $OMPI_VERSION into $prefix" >&2
     build_openmpi "$prefix" >&2
     probe_mpi "$prefix" || die "the built Open MPI in $prefix has no ULFM"
   fi
+  flock -u 9
   echo "$prefix"
 }
 

@@ -42,9 +42,9 @@ static int kvt_rank_world = -1;
     } while (0)
 
 #ifdef KVSTORE_H
-static const char *kvt_strerror_(int rc) { return kv_strerror(rc); }
+static inline const char *kvt_strerror_(int rc) { return kv_strerror(rc); }
 #else
-static const char *kvt_strerror_(int rc) { (void)rc; return "-"; }
+static inline const char *kvt_strerror_(int rc) { (void)rc; return "-"; }
 #endif
 
 static inline void kvt_init(int *argc, char ***argv) {

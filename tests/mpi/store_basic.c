@@ -129,7 +129,9 @@ int main(int argc, char **argv) {
             snprintf(key, sizeof key, "k%d-%d", r, i);
             int rc = kv_get(s, key, strlen(key), val, sizeof val, NULL);
             KVT_CHECK_RC(rc, i % 3 == 0 ? KV_ERR_NOT_FOUND : KV_OK);
+            if (rc != (i % 3 == 0 ? KV_ERR_NOT_FOUND : KV_OK)) fprintf(stderr, "  key %s\n", key);
         }
+    KVT_CHECK_RC(kv_barrier(s), KV_OK);  /* everyone checked before keys come back */
     /* re-insert after delete reuses the tombstone */
     snprintf(key, sizeof key, "k%d-%d", rank, 0);
     KVT_CHECK_RC(kv_put(s, key, strlen(key), "again", 5), KV_OK);

@@ -10,9 +10,9 @@
  * the survivors' old ranks correctly.  Run without --with-ft ulfm the same
  * program must not pass (the suite checks that too).
  */
-#include <mpi-ext.h>
-
 #include "kvtest.h"
+
+#include <mpi-ext.h>
 
 int main(int argc, char **argv) {
     kvt_init(&argc, &argv);
