@@ -24,6 +24,7 @@
 #include "kv_internal.h"
 
 #include <mpi-ext.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -62,6 +63,9 @@ static int kvr_shrink(kv_store *s, kvr_ctx *c) {
     double t = kv_wtime();
     kvw_alarm(s);
     MPIX_Comm_revoke(s->all);
+    /* A member may be blocked in a collective on the members' communicator
+     * (kv_barrier's agree): revoking it releases that call. */
+    if (s->comm != s->all && s->comm != MPI_COMM_NULL) MPIX_Comm_revoke(s->comm);
     c->rt.revoke_us += us_since(t);
     t = kv_wtime();
     MPI_Comm nall;
@@ -303,19 +307,36 @@ int kv_recover(kv_store *s) {
     return kvr_recover(s);
 }
 
+/* One barrier attempt: a non-blocking barrier on the members'
+ * communicator, polled together with the watchdog, so that a failure (or a
+ * recovery started elsewhere) pulls this rank into recovery instead of
+ * leaving it blocked.  (An agreement would give a uniform answer, but it
+ * cannot be interrupted, and ranks that noticed the failure first are
+ * already waiting in the shrink of recovery.) */
+static int kvr_barrier_once(kv_store *s) {
+    MPI_Request req;
+    int rc = MPI_Ibarrier(s->comm, &req);
+    if (rc != MPI_SUCCESS) return ft_status(rc);
+    for (;;) {
+        int done = 0;
+        rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) return ft_status(rc);
+        if (done) return KV_OK;
+        /* On a failure the request is left behind, not freed: freeing an
+         * active collective request is an error in Open MPI 5.0.7 and
+         * raised on MPI_COMM_WORLD's (fatal) handler. */
+        if (kvw_test(s)) return KV_ERR_INTERRUPTED;
+        sched_yield();
+    }
+}
+
 int kv_barrier(kv_store *s) {
     if (!s) return KV_ERR_ARG;
     if (s->spare) return KV_ERR_SPARE;
     for (int round = 0; round < 4 * KVR_MAX_RESTARTS; round++) {
-        int rc = kv_poll(s);
-        if (rc == KV_ERR_INTERRUPTED) continue;
-        if (rc != KV_OK) return rc;
-        int flag = 1;
-        /* agree gives every survivor the same answer: all got here, or a
-         * failure (or revoke) is reported to all of them alike. */
-        rc = s->vt->detects ? MPIX_Comm_agree(s->comm, &flag) : MPI_Barrier(s->comm);
-        if (rc == MPI_SUCCESS) return s->size < s->cfg.replicas ? KV_WARN_DEGRADED : KV_OK;
-        if (!kvw_is_ft_error(rc)) return KV_ERR_MPI;
+        int rc = s->vt->detects ? kvr_barrier_once(s) : ft_status(MPI_Barrier(s->comm));
+        if (rc == KV_OK) return s->size < s->cfg.replicas ? KV_WARN_DEGRADED : KV_OK;
+        if (rc != KV_ERR_INTERRUPTED) return rc;
         s->failure_pending = true;
         rc = kvr_recover(s);
         if (rc != KV_OK && rc != KV_WARN_DEGRADED) return rc;

@@ -1,0 +1,227 @@
+/*
+ * inject.h -- the one header of the signal-based process-kill injector.
+ *
+ * A schedule spec (a line of text) is parsed into a kvi_spec, then drawn
+ * into a kvi_schedule against the table of ranks (rank, pid, host): which
+ * ranks die, by which signal, and when (after a number of operations of the
+ * victim, or at a wall-clock offset from the run's start).  The same seed
+ * gives the same schedule on every machine (own PRNG, no libc rand).  Two
+ * forms carry it out: in-process (kvi_inproc_tick, called from the driver's
+ * loop, raises the signal on itself) and external (kv_inject reads the pid
+ * table the ranks publish and kills by pid).  Every kill is logged, with a
+ * CLOCK_REALTIME timestamp taken just before the signal, to a CSV file.
+ * No MPI in here: the caller supplies rank numbers and the run's start time.
+ * Conventions: functions return 0 on success and -1 on failure; the ones
+ * taking (err, errlen) write a message naming the bad item there, the
+ * others set errno.  Nothing here aborts the program.
+ */
+#ifndef KV_INJECT_H
+#define KV_INJECT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KVI_HOST_MAX 64       /* host name buffer, NUL included */
+#define KVI_MAX_LISTED 1024   /* most ranks a target=ranks: list may name */
+
+/* Who dies in one failure event. */
+typedef enum kvi_target_kind {
+    KVI_TARGET_RANKS = 0,   /* the listed ranks */
+    KVI_TARGET_RANDOM = 1,  /* K ranks drawn at random, fresh ones per event */
+    KVI_TARGET_HOST = 2     /* every rank on one host */
+} kvi_target_kind;
+
+/* When failure events happen; event e (0-based) is at the e+1-th step. */
+typedef enum kvi_when_kind {
+    KVI_WHEN_OPS = 0,      /* (e+1)*ops operations of the victim rank */
+    KVI_WHEN_TIME = 1,     /* (e+1)*time_s seconds after the run's start */
+    KVI_WHEN_EXP = 2,      /* sum of e+1 exponential draws, mean mtbf_s */
+    KVI_WHEN_WEIBULL = 3   /* sum of e+1 Weibull draws, mean mtbf_s, given shape */
+} kvi_when_kind;
+
+/* A parsed spec.  Plain data (no pointers): copy it freely, nothing to free. */
+typedef struct kvi_spec {
+    int signal;                    /* SIGKILL, SIGTERM, SIGSEGV or SIGSTOP */
+    kvi_target_kind target;
+    int listed[KVI_MAX_LISTED];    /* KVI_TARGET_RANKS: the ranks, distinct */
+    int nlisted;
+    int random_k;                  /* KVI_TARGET_RANDOM: ranks per event */
+    char host[KVI_HOST_MAX];       /* KVI_TARGET_HOST: the host name */
+    kvi_when_kind when;
+    long long ops;                 /* KVI_WHEN_OPS */
+    double time_s;                 /* KVI_WHEN_TIME */
+    double mtbf_s;                 /* KVI_WHEN_EXP and KVI_WHEN_WEIBULL */
+    double shape;                  /* KVI_WHEN_WEIBULL */
+    int count;                     /* failure events, >= 1 */
+    int spread;                    /* 0: victims of an event die together; 1: one by one */
+    unsigned long long seed;
+    int force;                     /* 1: skip the survivability limits */
+    int allow_rank0;               /* 1: rank 0 may be a victim */
+} kvi_spec;
+
+/* One rank as the pid table records it. */
+typedef struct kvi_rank_info {
+    int rank;
+    int pid;                  /* 0 when unknown (in-process form) */
+    char host[KVI_HOST_MAX];
+} kvi_rank_info;
+
+/* How an event's moment is expressed. */
+typedef enum kvi_at_kind {
+    KVI_AT_OPS = 0,   /* at_ops operations of the victim */
+    KVI_AT_TIME = 1   /* at_time_s seconds after the run's start */
+} kvi_at_kind;
+
+/* One kill: a victim rank at a moment.  Victims of one simultaneous
+ * failure event share its index (and its moment). */
+typedef struct kvi_event {
+    int index;                /* failure event number, 0-based */
+    int rank;
+    int pid;                  /* from the rank table; 0 when unknown */
+    char host[KVI_HOST_MAX];
+    int signal;
+    kvi_at_kind kind;
+    long long at_ops;         /* KVI_AT_OPS; -1 otherwise */
+    double at_time_s;         /* KVI_AT_TIME; -1 otherwise */
+} kvi_event;
+
+/* A drawn schedule: events in firing order (event index ascending). */
+typedef struct kvi_schedule {
+    kvi_event *events;        /* owned; release with kvi_schedule_free */
+    int nevents;
+    unsigned long long seed;  /* the seed it was drawn with */
+} kvi_schedule;
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* kvi_now: CLOCK_REALTIME in seconds (microsecond resolution or better).
+ * This is the clock of the kill log and of run_start_wallclock. */
+double kvi_now(void);
+
+/* kvi_hostname: this host's name as gethostname() gives it (the name the
+ * pid table records).  buf: caller's, len >= 2.  Returns 0, or -1 (errno). */
+int kvi_hostname(char *buf, size_t len);
+
+/* kvi_host_is_local: 1 when host names this machine: NULL, "", "localhost",
+ * kvi_hostname(), or the same name with or without a domain; else 0. */
+int kvi_host_is_local(const char *host);
+
+/* kvi_signal_name: "KILL", "TERM", "SEGV", "STOP" for the four injector
+ * signals, "?" for any other.  Static string: do not free. */
+const char *kvi_signal_name(int sig);
+
+/* ---- spec ---------------------------------------------------------------- */
+
+/* kvi_spec_parse: parse a schedule spec, e.g.
+ *   "signal=KILL; target=random:2; when=ops:5000; count=1; spread=simultaneous; seed=42"
+ * Items are name=value, separated by ';' or newlines; see injectors/README.md.
+ * text: caller's, NUL-terminated.  out: caller's, fully overwritten.
+ * err/errlen: caller's buffer for a one-line message (may be NULL/0).
+ * Returns 0, or -1 with a message that starts with the bad item's name
+ * (unknown names, malformed or missing values, repeated items, a missing
+ * target= or when=, count > 1 with a fixed target). */
+int kvi_spec_parse(const char *text, kvi_spec *out, char *err, size_t errlen);
+
+/* ---- schedule ------------------------------------------------------------ */
+
+/* kvi_schedule_build: draw the schedule of `spec` over `ranks`.
+ * ranks: caller's table of nranks entries, each rank 0..nranks-1 exactly
+ * once (any order); pid and host are copied into the events.
+ * max_simultaneous: how many ranks the store can lose at once (replicas-1,
+ * or more with spares).  Refused unless spec->force: an event killing more
+ * than that at once, or more than nranks-1 ranks in total.  Always refused:
+ * a victim that does not exist, rank 0 without allow_rank0 (rank 0
+ * coordinates the driver's output), more random victims than eligible ranks.
+ * Victims are drawn first, then times, from one xoshiro256** stream seeded
+ * by splitmix64(seed).  out: caller's struct; on success it owns a buffer
+ * the caller frees with kvi_schedule_free.  Returns 0, or -1 with a message
+ * in err naming the item at fault (out is then empty). */
+int kvi_schedule_build(const kvi_spec *spec, const kvi_rank_info *ranks, int nranks,
+                       int max_simultaneous, kvi_schedule *out, char *err, size_t errlen);
+
+/* kvi_schedule_write_csv: write the schedule to f, header first:
+ *   event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s
+ * when_kind is "ops" or "time"; the column that does not apply is empty.
+ * Returns 0, or -1 if a write failed (errno). */
+int kvi_schedule_write_csv(const kvi_schedule *s, FILE *f);
+
+/* kvi_schedule_free: release the events; s is left empty.  NULL is fine. */
+void kvi_schedule_free(kvi_schedule *s);
+
+/* ---- kill log and kill --------------------------------------------------- */
+
+/* kvi_log_kill: append "kill,target_rank,pid,host,signal,time_s" to the CSV
+ * file at path (the header is written when the file is new or empty), with
+ * time_s = kvi_now() taken as the last step before the write; then fsync.
+ * The caller sends the signal right after.  The file is locked (flock) for
+ * the append, so ranks sharing one log do not interleave.  ev: the event
+ * (its index is the "kill" column); pid/host: the victim's (override ev's;
+ * host may be NULL for ev->host).  when: if not NULL, receives time_s.
+ * Returns 0, or -1 (errno) if the file could not be written. */
+int kvi_log_kill(const char *path, const kvi_event *ev, int pid, const char *host,
+                 double *when);
+
+/* kvi_kill: log the kill (if log_path is not NULL), then send ev->signal.
+ * pid: the victim's (<= 0: ev->pid); host: the victim's (NULL or "": ev->host).
+ * On this host (host equal to kvi_hostname(), "localhost" or empty) it uses
+ * kill(2), after checking the pid exists; elsewhere it runs the command
+ * template in the environment variable KV_INJECT_REMOTE, e.g.
+ *   ssh {host} kill -{signal} {pid}
+ * with {host}, {pid}, {rank}, {signal} (name) and {signum} replaced, through
+ * /bin/sh.  Nothing is sent (or logged) if the local pid cannot be
+ * signalled, and nothing is sent if the log cannot be written.  Returns 0,
+ * or -1 with errno: ESRCH/EPERM (local pid gone or not ours), ENOTSUP
+ * (remote host and no KV_INJECT_REMOTE), EINVAL (bad pid or host name, or
+ * the command too long), EIO (the hook failed), or the log's error. */
+int kvi_kill(const kvi_event *ev, int pid, const char *host, const char *log_path);
+
+/* ---- in-process form ----------------------------------------------------- */
+
+typedef struct kvi_inproc kvi_inproc;   /* opaque */
+
+/* kvi_inproc_start: take the events of `my_rank` from s (copied; s may be
+ * freed afterwards).  run_start_wallclock: kvi_now() at the run's start,
+ * the same on every rank (broadcast it).  log_path: kill log (copied; NULL
+ * for none).  Returns a handle (also when my_rank has no event), or NULL
+ * with errno (ENOMEM, EINVAL). */
+kvi_inproc *kvi_inproc_start(const kvi_schedule *s, int my_rank, double run_start_wallclock,
+                             const char *log_path);
+
+/* kvi_inproc_tick: call once per operation with the count done so far.
+ * When nothing is due it costs two compares and an increment: the clock is
+ * read every 64th call only, so time events fire up to 64 operations late.
+ * When an event is due it logs the kill (a failed log is reported on
+ * stderr, and the kill goes ahead) and sends the signal to this process;
+ * with SIGKILL it does not return.  p may be NULL (then it does nothing). */
+void kvi_inproc_tick(kvi_inproc *p, long long ops_done);
+
+/* kvi_inproc_pending: events of this rank not fired yet (0 for NULL). */
+int kvi_inproc_pending(const kvi_inproc *p);
+
+/* kvi_inproc_free: release the handle.  NULL is fine. */
+void kvi_inproc_free(kvi_inproc *p);
+
+/* ---- pid table (external form) ------------------------------------------- */
+
+/* kvi_publish_pid: write "rank pid host" to dir/rank.N (N = rank) through a
+ * temporary file and rename(2), so a reader never sees half a line.
+ * Creates dir if missing.  Call once per rank at start-up (not collective).
+ * Returns 0, or -1 (errno). */
+int kvi_publish_pid(const char *dir, int rank);
+
+/* kvi_read_pids: read dir/rank.0 .. rank.(nranks-1), polling every 20 ms
+ * until all are there or timeout_s has passed.  out: caller's array of
+ * nranks entries, out[i] is rank i; entries not found have pid 0.
+ * Returns 0, or -1 with errno ETIMEDOUT (some missing: see out), EINVAL
+ * (bad arguments), EBADMSG (a file that is not "rank pid host"). */
+int kvi_read_pids(const char *dir, int nranks, double timeout_s, kvi_rank_info *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

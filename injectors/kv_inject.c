@@ -1,0 +1,224 @@
+/*
+ * kv_inject.c -- the external injector: kills ranks by pid at scheduled times.
+ *
+ * It waits for the pid table the ranks publish (kvi_publish_pid), draws the
+ * schedule from the spec against it, writes the schedule out before the
+ * first kill, then sleeps on CLOCK_REALTIME (absolute deadlines, so errors
+ * do not accumulate) until each event's moment and kills its victims with
+ * kvi_kill, which logs each kill first.  Only time-based schedules can be
+ * run from outside: operation counts live inside the ranks, so `when=ops:N`
+ * is refused with a pointer to the in-process form.
+ * Exit status: 0 every kill sent; 1 the pid table was incomplete or a kill
+ * failed; 2 bad arguments or a refused schedule.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "inject.h"
+
+#define LATE_WARN_S 0.05   /* report kills sent later than this */
+
+typedef struct opts {
+    const char *pids, *spec, *log, *sched_out;
+    int nranks, max_sim;
+    double timeout_s, start;   /* start < 0: when the pid table is complete */
+} opts;
+
+static void usage(FILE *f) {
+    fprintf(f,
+        "usage: kv_inject --pids DIR --nranks N --schedule SPEC --max-simultaneous M\n"
+        "                 --log FILE [--schedule-out FILE] [--timeout S] [--start-time T]\n"
+        "Kill MPI ranks by pid at the times SPEC gives (see injectors/README.md).\n"
+        "  --pids DIR            pid table: DIR/rank.N holds \"N PID HOST\"\n"
+        "  --nranks N            ranks in the run (waits for rank.0 .. rank.N-1)\n"
+        "  --schedule SPEC       e.g. 'target=random:1; when=exp:30; count=3; seed=7'\n"
+        "  --max-simultaneous M  ranks the store can lose at once (replicas-1, or more\n"
+        "                        with spares); bigger schedules need force=1 in SPEC\n"
+        "  --log FILE            kill log, CSV, appended to:\n"
+        "                        kill,target_rank,pid,host,signal,time_s\n"
+        "  --schedule-out FILE   where to write the schedule CSV first ('-' or default: stdout)\n"
+        "  --timeout S           how long to wait for the pid table (default 60)\n"
+        "  --start-time T        run start, CLOCK_REALTIME seconds (date +%%s.%%N); event\n"
+        "                        times count from it (default: when the pid table is complete)\n"
+        "Victims on other hosts are reached through KV_INJECT_REMOTE, e.g.\n"
+        "  KV_INJECT_REMOTE='ssh {host} kill -{signal} {pid}'\n"
+        "Exit status: 0 all kills sent, 1 pid table incomplete or a kill failed,\n"
+        "2 bad arguments or refused schedule.\n");
+}
+
+static int bad_arg(const char *opt, const char *val, const char *want) {
+    fprintf(stderr, "kv_inject: %s '%s' is not %s\n", opt, val, want);
+    return -1;
+}
+
+static int num_arg(const char *opt, const char *val, double lo, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(val, &end);
+    if (errno || end == val || *end || !isfinite(v) || v < lo) {
+        char want[64];
+        snprintf(want, sizeof want, "a number >= %g", lo);
+        return bad_arg(opt, val, want);
+    }
+    *out = v;
+    return 0;
+}
+
+static int int_arg(const char *opt, const char *val, int lo, int *out) {
+    double v;
+    if (num_arg(opt, val, lo, &v)) return -1;
+    if (v != floor(v) || v > 1 << 24) return bad_arg(opt, val, "a whole number in range");
+    *out = (int)v;
+    return 0;
+}
+
+static int check_required(const opts *o) {
+    const char *missing = !o->pids ? "--pids" : o->nranks < 1 ? "--nranks"
+                        : !o->spec ? "--schedule" : o->max_sim < 0 ? "--max-simultaneous"
+                        : !o->log ? "--log" : NULL;
+    if (!missing) return 0;
+    fprintf(stderr, "kv_inject: %s is required (--help for usage)\n", missing);
+    return -1;
+}
+
+/* Returns 0 to run, 1 after --help, -1 on a bad argument. */
+static int parse_args(int argc, char **argv, opts *o) {
+    static const struct option lo[] = {
+        {"pids", 1, 0, 'p'},          {"nranks", 1, 0, 'n'}, {"schedule", 1, 0, 's'},
+        {"max-simultaneous", 1, 0, 'm'}, {"log", 1, 0, 'l'}, {"schedule-out", 1, 0, 'o'},
+        {"timeout", 1, 0, 't'},       {"start-time", 1, 0, 'S'}, {"help", 0, 0, 'h'},
+        {0, 0, 0, 0}};
+    *o = (opts){.nranks = -1, .max_sim = -1, .timeout_s = 60, .start = -1};
+    int c, rc = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'p': o->pids = optarg; break;
+        case 's': o->spec = optarg; break;
+        case 'l': o->log = optarg; break;
+        case 'o': o->sched_out = optarg; break;
+        case 'n': rc = int_arg("--nranks", optarg, 1, &o->nranks); break;
+        case 'm': rc = int_arg("--max-simultaneous", optarg, 0, &o->max_sim); break;
+        case 't': rc = num_arg("--timeout", optarg, 0, &o->timeout_s); break;
+        case 'S': rc = num_arg("--start-time", optarg, 0, &o->start); break;
+        case 'h': usage(stdout); return 1;
+        default: return -1;
+        }
+    }
+    if (rc == 0 && optind < argc) {
+        fprintf(stderr, "kv_inject: unexpected argument '%s'\n", argv[optind]);
+        return -1;
+    }
+    return rc ? -1 : check_required(o);
+}
+
+static int load_pids(const opts *o, kvi_rank_info *ranks) {
+    if (kvi_read_pids(o->pids, o->nranks, o->timeout_s, ranks) == 0) return 0;
+    const char *why = errno == EBADMSG ? "some files are not \"rank pid host\"" : "waited";
+    fprintf(stderr, "kv_inject: pid table %s incomplete after %g s (%s); missing ranks:",
+            o->pids, o->timeout_s, why);
+    for (int r = 0; r < o->nranks; r++)
+        if (ranks[r].pid == 0) fprintf(stderr, " %d", r);
+    fprintf(stderr, "\n");
+    return -1;
+}
+
+/* Fail before the run if a victim is remote and no hook is configured. */
+static int check_reach(const kvi_schedule *s) {
+    const char *hook = getenv("KV_INJECT_REMOTE");
+    char me[KVI_HOST_MAX] = "";
+    kvi_hostname(me, sizeof me);
+    for (int i = 0; i < s->nevents && !(hook && *hook); i++) {
+        if (kvi_host_is_local(s->events[i].host)) continue;
+        fprintf(stderr, "kv_inject: rank %d runs on host %s, not here (%s), and "
+                "KV_INJECT_REMOTE is not set (see injectors/README.md)\n",
+                s->events[i].rank, s->events[i].host, me);
+        return -1;
+    }
+    return 0;
+}
+
+static int write_schedule(const kvi_schedule *s, const char *path) {
+    int to_stdout = !path || strcmp(path, "-") == 0;
+    FILE *f = to_stdout ? stdout : fopen(path, "w");
+    if (!f || kvi_schedule_write_csv(s, f) != 0) {
+        fprintf(stderr, "kv_inject: cannot write the schedule to %s: %s\n",
+                to_stdout ? "stdout" : path, strerror(errno));
+        if (f && !to_stdout) fclose(f);
+        return -1;
+    }
+    return to_stdout ? 0 : fclose(f);
+}
+
+static void sleep_until(double t) {
+    struct timespec ts;
+    ts.tv_sec = (time_t)floor(t);
+    ts.tv_nsec = (long)((t - floor(t)) * 1e9);
+    if (ts.tv_nsec > 999999999L) ts.tv_nsec = 999999999L;
+    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+}
+
+static int run_kills(const kvi_schedule *s, double start, const char *log) {
+    int failed = 0;
+    for (int i = 0; i < s->nevents; i++) {
+        const kvi_event *e = &s->events[i];
+        double due = start + e->at_time_s;
+        sleep_until(due);
+        double late = kvi_now() - due;
+        if (kvi_kill(e, 0, NULL, log) != 0) {
+            fprintf(stderr, "kv_inject: event %d: cannot send %s to rank %d (pid %d on %s): %s\n",
+                    e->index, kvi_signal_name(e->signal), e->rank, e->pid, e->host,
+                    strerror(errno));
+            failed++;
+            continue;
+        }
+        fprintf(stderr, "kv_inject: event %d: sent %s to rank %d (pid %d on %s) at +%.3f s%s\n",
+                e->index, kvi_signal_name(e->signal), e->rank, e->pid, e->host,
+                e->at_time_s + late, late > LATE_WARN_S ? " (late)" : "");
+    }
+    return failed ? 1 : 0;
+}
+
+static int run(const opts *o, const kvi_spec *spec, kvi_rank_info *ranks) {
+    char err[512];
+    kvi_schedule s;
+    if (load_pids(o, ranks)) return 1;
+    double start = o->start >= 0 ? o->start : kvi_now();
+    if (kvi_schedule_build(spec, ranks, o->nranks, o->max_sim, &s, err, sizeof err)) {
+        fprintf(stderr, "kv_inject: schedule refused: %s\n", err);
+        return 2;
+    }
+    int rc = check_reach(&s) || write_schedule(&s, o->sched_out) ? 2 : run_kills(&s, start, o->log);
+    kvi_schedule_free(&s);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    opts o;
+    kvi_spec spec;
+    char err[512];
+    int a = parse_args(argc, argv, &o);
+    if (a != 0) return a > 0 ? 0 : 2;
+    if (kvi_spec_parse(o.spec, &spec, err, sizeof err)) {
+        fprintf(stderr, "kv_inject: bad --schedule: %s\n", err);
+        return 2;
+    }
+    if (spec.when == KVI_WHEN_OPS) {
+        fprintf(stderr, "kv_inject: when=ops:N counts the victim's own operations, which only "
+                "the rank itself sees: use the in-process form (kvi_inproc_tick in the driver) "
+                "or a time-based when= (time:, exp:, weibull:)\n");
+        return 2;
+    }
+    kvi_rank_info *ranks = calloc((size_t)o.nranks, sizeof *ranks);
+    if (!ranks) {
+        fprintf(stderr, "kv_inject: out of memory\n");
+        return 1;
+    }
+    int rc = run(&o, &spec, ranks);
+    free(ranks);
+    return rc;
+}

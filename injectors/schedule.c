@@ -1,0 +1,282 @@
+/*
+ * schedule.c -- drawing a kill schedule from a spec, and writing it as CSV.
+ *
+ * The draws come from our own xoshiro256** generator seeded through
+ * splitmix64, so a seed gives the same victims on every machine (times go
+ * through libm's log/pow/tgamma; with %.6f output they print the same).
+ * Victims are drawn first (a partial Fisher-Yates shuffle of the eligible
+ * ranks), then the moments: inter-failure times by inverse CDF,
+ * -MTBF*ln(U) for exponential and scale*(-ln U)^(1/shape) for Weibull with
+ * scale = MTBF / Gamma(1 + 1/shape), accumulated over the events.  Before
+ * anything is returned the schedule is checked against what the store can
+ * survive (max_simultaneous at once, nranks-1 in total) unless forced.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inject_int.h"
+
+/* ---- PRNG ----------------------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+void kvi__rng_seed(kvi_rng *r, uint64_t seed) {
+    uint64_t x = seed;
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
+}
+
+uint64_t kvi__rng_next(kvi_rng *r) {
+    uint64_t *s = r->s;
+    uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+/* Top 53 bits, centred in their interval: never 0, never 1 (ln stays finite). */
+double kvi__rng_open01(kvi_rng *r) {
+    return ((double)(kvi__rng_next(r) >> 11) + 0.5) * 0x1.0p-53;
+}
+
+/* Rejecting the 2^64 mod n lowest values (computed as (2^64 - n) % n)
+ * leaves a whole number of copies of [0, n): x % n is exactly uniform. */
+uint64_t kvi__rng_below(kvi_rng *r, uint64_t n) {
+    uint64_t reject = (0 - n) % n, x;
+    do x = kvi__rng_next(r); while (x < reject);
+    return x % n;
+}
+
+/* ---- victims -------------------------------------------------------------- */
+
+/* idx[r] = position of rank r in ranks[]; each rank 0..n-1 exactly once. */
+static int index_ranks(const kvi_rank_info *ranks, int n, int *idx, char *err, size_t len) {
+    for (int r = 0; r < n; r++) idx[r] = -1;
+    for (int i = 0; i < n; i++) {
+        int r = ranks[i].rank;
+        if (r < 0 || r >= n || idx[r] >= 0)
+            return kvi__fail(err, len, "ranks: the rank table must hold ranks 0..%d once "
+                             "each (entry %d is rank %d)", n - 1, i, r);
+        idx[r] = i;
+    }
+    return 0;
+}
+
+static int check_rank0(const kvi_spec *s, const int *victims, int n, char *err, size_t len) {
+    for (int i = 0; i < n && !s->allow_rank0; i++)
+        if (victims[i] == 0)
+            return kvi__fail(err, len, "target: rank 0 would be killed, but rank 0 coordinates "
+                             "the driver's output; set allow_rank0=1 to allow it");
+    return 0;
+}
+
+/* target=ranks: or target=host:  -> victims[], *n. */
+static int pick_fixed(const kvi_spec *s, const kvi_rank_info *ranks, int nranks,
+                      const int *idx, int *victims, int *n, char *err, size_t len) {
+    *n = 0;
+    if (s->target == KVI_TARGET_RANKS) {
+        for (int i = 0; i < s->nlisted; i++) {
+            if (s->listed[i] >= nranks)
+                return kvi__fail(err, len, "target: rank %d does not exist (%d ranks)",
+                                 s->listed[i], nranks);
+            victims[(*n)++] = s->listed[i];
+        }
+    } else {
+        for (int r = 0; r < nranks; r++)
+            if (strcmp(ranks[idx[r]].host, s->host) == 0) victims[(*n)++] = r;
+        if (*n == 0)
+            return kvi__fail(err, len, "target: no rank runs on host '%s' (rank 0 is on '%s')",
+                             s->host, ranks[idx[0]].host);
+    }
+    return check_rank0(s, victims, *n, err, len);
+}
+
+/* target=random:K -> count*K distinct victims, rank 0 only if allowed. */
+static int pick_random(const kvi_spec *s, kvi_rng *rng, int nranks, int *victims, int *n,
+                       char *err, size_t len) {
+    int first = s->allow_rank0 ? 0 : 1, m = nranks - first;
+    long long need = (long long)s->random_k * s->count;
+    if (need > m)
+        return kvi__fail(err, len, "target: random:%d x count=%d needs %lld distinct victims "
+                         "but only %d ranks are eligible%s", s->random_k, s->count, need, m,
+                         first ? " (rank 0 is never drawn unless allow_rank0=1)" : "");
+    int *pool = malloc((size_t)m * sizeof *pool);
+    if (!pool) return kvi__fail(err, len, "schedule: out of memory");
+    for (int i = 0; i < m; i++) pool[i] = first + i;
+    for (int i = 0; i < need; i++) {
+        int j = i + (int)kvi__rng_below(rng, (uint64_t)(m - i));
+        int t = pool[i];
+        pool[i] = pool[j];
+        pool[j] = t;
+        victims[i] = pool[i];
+    }
+    free(pool);
+    *n = (int)need;
+    return 0;
+}
+
+/* What the store survives, unless force=1. */
+static int check_limits(const kvi_spec *s, int at_once, int total, int nranks, int max_sim,
+                        char *err, size_t len) {
+    if (s->force) return 0;
+    if (at_once > max_sim)
+        return kvi__fail(err, len, "target: %d ranks would die at once but the store survives "
+                         "at most %d simultaneous losses (max_simultaneous); set force=1 to "
+                         "run it anyway, or spread=spread", at_once, max_sim);
+    if (total > nranks - 1)
+        return kvi__fail(err, len, "target: %d victims of %d ranks would leave no survivor; "
+                         "set force=1 to run it anyway", total, nranks);
+    return 0;
+}
+
+/* ---- moments -------------------------------------------------------------- */
+
+static double draw_gap(const kvi_spec *s, kvi_rng *rng) {
+    double u = kvi__rng_open01(rng);
+    if (s->when == KVI_WHEN_EXP) return -s->mtbf_s * log(u);
+    double scale = s->mtbf_s / tgamma(1.0 + 1.0 / s->shape);
+    return scale * pow(-log(u), 1.0 / s->shape);
+}
+
+/* Moment of failure event e (0-based); *t accumulates the drawn times. */
+static void set_moment(const kvi_spec *s, kvi_rng *rng, int e, double *t, kvi_event *ev) {
+    ev->at_ops = -1;
+    ev->at_time_s = -1;
+    if (s->when == KVI_WHEN_OPS) {
+        ev->kind = KVI_AT_OPS;
+        ev->at_ops = (long long)(e + 1) * s->ops;
+        return;
+    }
+    ev->kind = KVI_AT_TIME;
+    *t = s->when == KVI_WHEN_TIME ? (e + 1) * s->time_s : *t + draw_gap(s, rng);
+    ev->at_time_s = *t;
+}
+
+static int fill_events(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ranks,
+                       const int *idx, const int *victims, int total, int per_event,
+                       kvi_schedule *out, char *err, size_t len) {
+    int at_once = s->spread ? 1 : per_event, nev = total / at_once;
+    if (s->when == KVI_WHEN_OPS && s->ops > 0 && nev > LLONG_MAX / s->ops)
+        return kvi__fail(err, len, "when: ops:%lld x %d events overflows", s->ops, nev);
+    out->events = calloc((size_t)total, sizeof *out->events);
+    if (!out->events) return kvi__fail(err, len, "schedule: out of memory");
+    double t = 0;
+    for (int e = 0; e < nev; e++) {
+        kvi_event moment;
+        set_moment(s, rng, e, &t, &moment);
+        for (int j = 0; j < at_once; j++) {
+            kvi_event *ev = &out->events[e * at_once + j];
+            const kvi_rank_info *ri = &ranks[idx[victims[e * at_once + j]]];
+            *ev = moment;
+            ev->index = e;
+            ev->rank = ri->rank;
+            ev->pid = ri->pid;
+            snprintf(ev->host, sizeof ev->host, "%s", ri->host);
+            ev->signal = s->signal;
+        }
+    }
+    out->nevents = total;
+    return 0;
+}
+
+static int per_event_victims(const kvi_spec *s, const kvi_rank_info *ranks, int nranks,
+                             const int *idx) {
+    if (s->target == KVI_TARGET_RANDOM) return s->random_k;
+    if (s->target == KVI_TARGET_RANKS) return s->nlisted;
+    int n = 0;
+    for (int r = 0; r < nranks; r++) n += strcmp(ranks[idx[r]].host, s->host) == 0;
+    return n;
+}
+
+/* A spec built by hand, not by kvi_spec_parse, gets the parser's limits here. */
+static int check_spec(const kvi_spec *s, char *err, size_t len) {
+    if (strcmp(kvi_signal_name(s->signal), "?") == 0)
+        return kvi__fail(err, len, "signal: %d is not KILL, TERM, SEGV or STOP", s->signal);
+    if ((s->target == KVI_TARGET_RANKS && (s->nlisted < 1 || s->nlisted > KVI_MAX_LISTED)) ||
+        (s->target == KVI_TARGET_RANDOM && s->random_k < 1) ||
+        (s->target == KVI_TARGET_HOST && !kvi__valid_host(s->host)) ||
+        (unsigned)s->target > KVI_TARGET_HOST)
+        return kvi__fail(err, len, "target: invalid in the spec structure");
+    if ((s->when == KVI_WHEN_OPS && s->ops < 0) ||
+        (s->when == KVI_WHEN_TIME && !(s->time_s >= 0)) ||
+        (s->when >= KVI_WHEN_EXP && !(s->mtbf_s > 0)) ||
+        (s->when == KVI_WHEN_WEIBULL && !(s->shape >= 0.1 && s->shape <= 100)) ||
+        (unsigned)s->when > KVI_WHEN_WEIBULL)
+        return kvi__fail(err, len, "when: invalid in the spec structure");
+    if (s->count < 1 || (s->count > 1 && s->target != KVI_TARGET_RANDOM))
+        return kvi__fail(err, len, "count: %d is invalid for this target", s->count);
+    return 0;
+}
+
+static int build(const kvi_spec *s, const kvi_rank_info *ranks, int nranks, int max_sim,
+                 int *idx, int *victims, kvi_schedule *out, char *err, size_t len) {
+    kvi_rng rng;
+    int total = 0;
+    kvi__rng_seed(&rng, s->seed);
+    if (check_spec(s, err, len) || index_ranks(ranks, nranks, idx, err, len)) return -1;
+    int rc = s->target == KVI_TARGET_RANDOM
+                 ? pick_random(s, &rng, nranks, victims, &total, err, len)
+                 : pick_fixed(s, ranks, nranks, idx, victims, &total, err, len);
+    if (rc) return -1;
+    int per_event = per_event_victims(s, ranks, nranks, idx);
+    if (check_limits(s, s->spread ? 1 : per_event, total, nranks, max_sim, err, len))
+        return -1;
+    return fill_events(s, &rng, ranks, idx, victims, total, per_event, out, err, len);
+}
+
+int kvi_schedule_build(const kvi_spec *spec, const kvi_rank_info *ranks, int nranks,
+                       int max_simultaneous, kvi_schedule *out, char *err, size_t errlen) {
+    if (err && errlen) err[0] = '\0';
+    if (!out) return kvi__fail(err, errlen, "schedule: no output");
+    memset(out, 0, sizeof *out);
+    if (!spec || !ranks || nranks < 1)
+        return kvi__fail(err, errlen, "ranks: need a spec and a table of at least one rank");
+    if (max_simultaneous < 0)
+        return kvi__fail(err, errlen, "max_simultaneous: %d is negative", max_simultaneous);
+    out->seed = spec->seed;
+    /* victims: at most nranks (they are distinct ranks). */
+    int *idx = malloc((size_t)nranks * sizeof *idx);
+    int *victims = malloc((size_t)nranks * sizeof *victims);
+    int rc = idx && victims ? build(spec, ranks, nranks, max_simultaneous, idx, victims, out,
+                                    err, errlen)
+                            : kvi__fail(err, errlen, "schedule: out of memory");
+    free(idx);
+    free(victims);
+    if (rc) kvi_schedule_free(out);
+    return rc;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+int kvi_schedule_write_csv(const kvi_schedule *s, FILE *f) {
+    if (!s || !f) return -1;
+    fprintf(f, "event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s\n");
+    for (int i = 0; i < s->nevents; i++) {
+        const kvi_event *e = &s->events[i];
+        fprintf(f, "%d,%d,%d,%s,%s,", e->index, e->rank, e->pid, e->host,
+                kvi_signal_name(e->signal));
+        if (e->kind == KVI_AT_OPS) fprintf(f, "ops,%lld,\n", e->at_ops);
+        else fprintf(f, "time,,%.6f\n", e->at_time_s);
+    }
+    return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}
+
+void kvi_schedule_free(kvi_schedule *s) {
+    if (!s) return;
+    free(s->events);
+    s->events = NULL;
+    s->nevents = 0;
+}

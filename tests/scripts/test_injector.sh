@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# test_injector.sh -- the external injector (kv_inject) against dummy ranks.
+#
+# Dummy "ranks" are `sleep` processes whose pid table this script writes in
+# the format kvi_publish_pid uses ("rank pid host" in DIR/rank.N, renamed
+# into place).  Pass rules: with `target=ranks:1; when=time:0.5` exactly
+# rank 1's pid dies, by SIGKILL, the others live, the kill log holds rank,
+# pid, KILL and a timestamp within 0.3 s of the scheduled moment, and the
+# schedule CSV was written; with signal=STOP the victim is left stopped
+# (state T), not dead; two simultaneous kills with --max-simultaneous 1 are
+# refused (non-zero exit, message, nobody killed) and run with force=1;
+# when=ops:N is refused with a pointer to the in-process form; --help works.
+# Every process started here is killed on exit (trap).  Exit 0 = pass.
+# The binary: $KV_INJECT_BIN, default $ROOT/build/bin/kv_inject (make).
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${KV_INJECT_BIN:-$ROOT/build/bin/kv_inject}
+TOL=0.3
+T=$(mktemp -d "${TMPDIR:-/tmp}/test_injector.XXXXXX")
+STARTED=()
+FAILS=0
+
+cleanup() {
+  exec 2>/dev/null   # no "Killed" job notices for our own sleepers
+  for p in "${STARTED[@]}"; do
+    kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null
+  done
+  wait 2>/dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+ok() { echo "ok:   $*"; }
+check() {  # check OK-MESSAGE FAIL-MESSAGE COMMAND...
+  local good=$1 bad=$2
+  shift 2
+  if "$@"; then ok "$good"; else fail "$bad"; fi
+}
+
+# state PID: first letter of ps's STAT (S sleeping, T stopped, Z dead), "" if gone.
+state() { ps -o stat= -p "$1" 2>/dev/null | cut -c1; }
+
+# start_ranks CASE N: N sleepers as ranks 0..N-1 in R[], pid table in $T/CASE/pids.
+start_ranks() {
+  local dir=$T/$1/pids r
+  mkdir -p "$dir"
+  R=()
+  for ((r = 0; r < $2; r++)); do
+    sleep 60 &
+    R[r]=$!
+    STARTED+=("$!")
+    printf '%d %d %s\n' "$r" "${R[r]}" "$(hostname)" >"$dir/.rank.$r.tmp"
+    mv "$dir/.rank.$r.tmp" "$dir/rank.$r"
+  done
+}
+
+# inject CASE SPEC MAXSIM: run kv_inject on CASE's table; sets RC, OUT, START.
+inject() {
+  START=$(date +%s.%N)
+  OUT=$(timeout 30 "$BIN" --pids "$T/$1/pids" --nranks "${#R[@]}" --schedule "$2" \
+    --max-simultaneous "$3" --log "$T/$1/kill.log" --schedule-out "$T/$1/schedule.csv" \
+    --start-time "$START" --timeout 5 2>&1)
+  RC=$?
+}
+
+# died_by PID SIGNUM: PID is dead (zombie child) and wait says it was that
+# signal; else WHY says what.  (Not in $(...): only this shell can wait.)
+died_by() {
+  local st rc
+  st=$(state "$1")
+  [ "$st" = Z ] || [ -z "$st" ] || { WHY="pid $1 is alive (state $st)"; return 1; }
+  wait "$1" 2>/dev/null
+  rc=$?
+  [ "$rc" -eq $((128 + $2)) ] || { WHY="pid $1 ended with status $rc, not $((128 + $2))"; return 1; }
+}
+
+# near A B: |A - B| <= TOL
+near() { awk -v a="$1" -v b="$2" -v t="$TOL" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+
+# check_log CASE RANK PID SIGNAL AT: the log's last line is that kill, near START+AT.
+check_log() {
+  local log=$T/$1/kill.log line
+  [ "$(head -1 "$log" 2>/dev/null)" = "kill,target_rank,pid,host,signal,time_s" ] ||
+    { fail "$1: kill log header missing"; return; }
+  line=$(tail -1 "$log")
+  IFS=, read -r _ rank pid host sig t <<<"$line"
+  if [ "$rank" != "$2" ] || [ "$pid" != "$3" ] || [ "$sig" != "$4" ] || [ "$host" != "$(hostname)" ]; then
+    fail "$1: kill log line '$line', wanted rank $2 pid $3 signal $4"
+  elif ! near "$t" "$(awk -v s="$START" -v a="$5" 'BEGIN { printf "%.6f", s + a }')"; then
+    fail "$1: kill logged at $t, scheduled $START + $5 s (tolerance $TOL s)"
+  else
+    ok "$1: kill log: rank $2, pid $3, $4, at +$(awk -v t="$t" -v s="$START" 'BEGIN { printf "%.3f", t - s }') s"
+  fi
+}
+
+[ -x "$BIN" ] || { echo "FAIL: no kv_inject at $BIN (run make, or set KV_INJECT_BIN)"; exit 1; }
+
+# 1. SIGKILL of rank 1 at +0.5 s.
+start_ranks kill 3
+inject kill 'target=ranks:1; when=time:0.5' 1
+if [ "$RC" -ne 0 ]; then fail "kill: kv_inject exit $RC: $OUT"
+else
+  if died_by "${R[1]}" 9; then ok "kill: rank 1 (pid ${R[1]}) died by SIGKILL"
+  else fail "kill: $WHY"; fi
+  for r in 0 2; do
+    check "kill: rank $r still alive" "kill: rank $r was hit" [ "$(state "${R[r]}")" = S ]
+  done
+  check_log kill 1 "${R[1]}" KILL 0.5
+  check "kill: schedule CSV written" "kill: schedule CSV: $(cat "$T/kill/schedule.csv" 2>/dev/null)" \
+    grep -q "^0,1,${R[1]},$(hostname),KILL,time,,0.500000$" "$T/kill/schedule.csv"
+fi
+
+# 2. SIGSTOP leaves the victim stopped, not dead.
+start_ranks stop 3
+inject stop 'signal=STOP; target=ranks:2; when=time:0.3' 1
+if [ "$RC" -ne 0 ]; then fail "stop: kv_inject exit $RC: $OUT"
+else
+  st=$(state "${R[2]}")
+  check "stop: rank 2 is stopped (state T)" "stop: rank 2 in state '$st', not T" [ "$st" = T ]
+  check_log stop 2 "${R[2]}" STOP 0.3
+fi
+
+# 3. Two at once with --max-simultaneous 1: refused, then forced.
+start_ranks limit 4
+inject limit 'target=ranks:1,2; when=time:0.2' 1
+if [ "$RC" -eq 0 ]; then fail "limit: 2 simultaneous kills with max 1 accepted"
+elif ! grep -q "force=1" <<<"$OUT"; then fail "limit: refused without a useful message: $OUT"
+elif [ "$(state "${R[1]}")$(state "${R[2]}")" != SS ]; then fail "limit: refused, but killed"
+else ok "limit: refused (exit $RC): $OUT"; fi
+inject limit 'target=ranks:1,2; when=time:0.2; force=1' 1
+if [ "$RC" -ne 0 ]; then fail "limit: force=1 not accepted (exit $RC): $OUT"
+else
+  for r in 1 2; do
+    if died_by "${R[r]}" 9; then ok "limit: forced, rank $r died"; else fail "limit: $WHY"; fi
+  done
+  n=$(grep -c ',KILL,' "$T/limit/kill.log" 2>/dev/null)
+  check "limit: two kills logged" "limit: kill log: $(cat "$T/limit/kill.log" 2>/dev/null)" \
+    [ "${n:-0}" -eq 2 ]
+fi
+
+# 4. Operation counts are only visible in-process.
+inject limit 'target=ranks:3; when=ops:100' 1
+if [ "$RC" -ne 0 ] && grep -q "in-process" <<<"$OUT"; then ok "ops: refused, pointing to the in-process form"
+else fail "ops: exit $RC: $OUT"; fi
+
+# 5. --help
+check "--help prints usage" "--help: no usage" grep -q "^usage: kv_inject" <<<"$("$BIN" --help)"
+
+if [ "$FAILS" -gt 0 ]; then echo "test_injector: $FAILS check(s) failed"; exit 1; fi
+echo "test_injector: all checks passed"
