@@ -287,6 +287,7 @@ int kvr_recover(kv_store *s) {
     }
     s->naffected = 0;
     s->failure_time = 0;
+    for (int i = 0; i < s->nids; i++) c.rt.failed += c.failed[i];
     free(c.old_ids);
     free(c.failed);
     free(c.homes);
@@ -295,7 +296,6 @@ int kvr_recover(kv_store *s) {
     s->st.recoveries++;
     c.rt.epoch = s->epoch;
     c.rt.survivors = s->size;
-    for (int i = 0; i < s->nids; i++) c.rt.failed += c.failed[i];
     c.rt.total_us = us_since(t0);
     kvr_record(s, &c.rt);
     return s->size < s->cfg.replicas ? KV_WARN_DEGRADED : KV_OK;

@@ -41,8 +41,8 @@ done
 
 run_mpi() {  # label np timeout [kvrun options] -- prog args ; sets $out, $rc
   local label=$1 np=$2 to=$3; shift 3
-  out=$("$ROOT/scripts/kvrun" -n "$np" --timeout "$to" "$@" 2>&1); rc=$?
-  echo "$out" > "$LOG/$label.log"
+  "$ROOT/scripts/kvrun" -n "$np" --timeout "$to" "$@" > "$LOG/$label.log" 2>&1; rc=$?
+  out=$(tr -d '\000' < "$LOG/$label.log")  # crash dumps may hold NUL bytes
 }
 
 echo "== MPI tests (each under a ${MPI_TIMEOUT}s limit)"

@@ -1,0 +1,222 @@
+"""Shared helpers of the figure modules: per-run statistics computed from a
+results.Run (throughput, timeline, recovery phases, recovery spans, latency
+histograms), grouping and ordering of variants, and matplotlib plumbing
+(Agg backend, titles with the campaign and run count, "no data" notes,
+saving every figure as PNG and PDF)."""
+import csv
+import os
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from results import PHASES  # noqa: E402
+
+VARIANT_ORDER = ("none", "recreate-copy", "recreate-inplace", "recreate-free", "spare",
+                 "proposed", "checkpoint-restart", "checkpoint", "redis")
+CHECKPOINT_VARIANTS = ("checkpoint-restart", "checkpoint")
+PHASE_COLORS = {"detect": "#9e9e9e", "revoke": "#1f77b4", "shrink": "#ff7f0e",
+                "agree": "#2ca02c", "windows": "#d62728", "rereplicate": "#9467bd"}
+FIGSIZE = (9, 5.5)
+DPI = 100
+
+
+# ---- statistics -----------------------------------------------------------
+
+def median(values):
+    v = [x for x in values if x is not None]
+    return float(np.median(v)) if v else None
+
+
+def spread(values):
+    v = [x for x in values if x is not None]
+    return (min(v), max(v)) if v else (None, None)
+
+
+def variant_sort_key(v):
+    return (VARIANT_ORDER.index(v) if v in VARIANT_ORDER else len(VARIANT_ORDER), v)
+
+
+def variants_of(runs):
+    return sorted({r.variant for r in runs}, key=variant_sort_key)
+
+
+def run_throughput(run):
+    """Operations per second over the whole run phase: sum of ops over every
+    rank and bin, over (last t_end_s - first t_start_s); None without data."""
+    rows = run.table("timeline.csv")
+    ops = [r["ops"] for r in rows if r["ops"] is not None]
+    if not ops:
+        return None
+    t0 = min(r["t_start_s"] for r in rows)
+    t1 = max(r["t_end_s"] for r in rows)
+    return sum(ops) / (t1 - t0) if t1 > t0 else None
+
+
+def run_timeline(run):
+    """{bin start (s, rounded to 1 us): ops/s summed over ranks}."""
+    out, width = {}, {}
+    for r in run.table("timeline.csv"):
+        if r["ops"] is None:
+            continue
+        k = round(r["t_start_s"], 6)
+        out[k] = out.get(k, 0) + r["ops"]
+        width[k] = r["t_end_s"] - r["t_start_s"]
+    return {k: out[k] / width[k] for k in out if width[k] > 0}
+
+
+def run_recovery(run):
+    """Per-run recovery phases in us: for each failure the maximum over the
+    ranks' rows, then the median over the run's failures (one with one kill).
+    {phase: value or None} for detect, the PHASES and total."""
+    per_failure = {}
+    for r in run.table("recovery.csv"):
+        per_failure.setdefault(r["failure"], []).append(r)
+    out = {}
+    for ph in ("detect",) + PHASES + ("total",):
+        col = ph + "_us"
+        vals = []
+        for rows in per_failure.values():
+            v = [r[col] for r in rows if r[col] is not None]
+            vals.append(max(v) if v else None)
+        out[ph] = median(vals)
+    return out
+
+
+def recovery_spans(run):
+    """[(kill time, span start, span end)] in s since the run start.  Kill:
+    kills.csv time_s - meta run_start_wallclock.  Recovery `failure` i is
+    matched to kill i (else the last kill).  Span start: the kill time plus
+    the smallest detect_us (the kill time when detect_us is NA); end: the
+    latest kill + detect + total_us over the ranks."""
+    kills = {k["kill"]: k["time_s"] - run.start for k in run.table("kills.csv")}
+    per_failure = {}
+    for r in run.table("recovery.csv"):
+        per_failure.setdefault(r["failure"], []).append(r)
+    spans = []
+    for f, rows in sorted(per_failure.items()):
+        if f in kills:
+            kt = kills[f]
+        elif kills:
+            kt = kills[max(kills)]
+        else:
+            continue
+        starts = [kt + (r["detect_us"] or 0) / 1e6 for r in rows]
+        ends = [kt + (r["detect_us"] or 0) / 1e6 + r["total_us"] / 1e6
+                for r in rows if r["total_us"] is not None]
+        spans.append((kt, min(starts), max(ends) if ends else min(starts)))
+    return spans
+
+
+def kill_times(run):
+    return [k["time_s"] - run.start for k in run.table("kills.csv")]
+
+
+def hist_rows(run, phase):
+    """The run's latency_hist.csv rows of one phase: the `all` op when the
+    file has it, else every operation's rows (merged by the caller)."""
+    rows = [r for r in run.table("latency_hist.csv") if r["phase"] == phase]
+    if any(r["op"] == "all" for r in rows):
+        rows = [r for r in rows if r["op"] == "all"]
+    return rows
+
+
+def cdf(rows):
+    """Merge histogram rows (summing counts per bucket): (x us, F) arrays,
+    x the bucket upper bounds, starting at the lowest bound with F = 0."""
+    buckets = {}
+    for r in rows:
+        if r["count"]:
+            k = (r["bucket_low_us"], r["bucket_high_us"])
+            buckets[k] = buckets.get(k, 0) + r["count"]
+    if not buckets:
+        return None, None
+    keys = sorted(buckets, key=lambda k: (k[1], k[0]))
+    counts = np.array([buckets[k] for k in keys], dtype=float)
+    x = np.array([keys[0][0]] + [k[1] for k in keys])
+    y = np.concatenate([[0.0], np.cumsum(counts) / counts.sum()])
+    return x, y
+
+
+def run_latency(run, op, phase, col):
+    for r in run.table("latency.csv"):
+        if r["op"] == op and r["phase"] == phase:
+            return r[col]
+    return None
+
+
+def group_runs(runs):
+    """{Run.key(): [runs]} in variant order."""
+    groups = {}
+    for r in sorted(runs, key=lambda r: (variant_sort_key(r.variant),) + r.key()[1:]):
+        groups.setdefault(r.key(), []).append(r)
+    return groups
+
+
+def group_labeler(keys):
+    """A function key -> short label naming the variant and the key fields
+    that differ between the given keys (backend, ranks, r, workload, failures)."""
+    keys = list(keys)
+    names = ("backend", "ranks", "r", "workload", "failures")
+    vary = [i for i in range(1, 6) if len({k[i] for k in keys}) > 1]
+
+    def label(k):
+        parts = [k[0]]
+        for i in vary:
+            v = k[i] if k[i] not in ("", None) else "no-failures"
+            parts.append(f"{names[i - 1]}={v}" if i in (2, 3) else str(v))
+        return "/".join(str(p).replace(" ", "") for p in parts)
+    return label
+
+
+# ---- plotting -------------------------------------------------------------
+
+def figure(nrows=1, ncols=1, height=None, **kw):
+    h = height or FIGSIZE[1]
+    fig, axes = plt.subplots(nrows, ncols, figsize=(FIGSIZE[0], h), squeeze=False, **kw)
+    return fig, axes
+
+
+def title(fig, campaign, what, nruns):
+    fig.suptitle(f"{campaign}: {what} ({nruns} run{'s' if nruns != 1 else ''})")
+
+
+def note(ax, text, y=0.5):
+    ax.text(0.5, y, text, transform=ax.transAxes, ha="center", va="center", fontsize=10,
+            color="#b00000", wrap=True,
+            bbox=dict(boxstyle="round", facecolor="#fff4f4", edgecolor="#b00000"))
+
+
+def legend(ax, **kw):
+    """A legend, also when nothing was drawn (then one 'no data' entry)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        handles = [matplotlib.patches.Patch(facecolor="none", edgecolor="#b00000")]
+        labels = ["no data"]
+    ax.legend(handles, labels, fontsize=8, **kw)
+
+
+def save(fig, out, name):
+    """Write out/name.png and out/name.pdf; returns both paths."""
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    paths = []
+    for ext in ("png", "pdf"):
+        p = os.path.join(out, f"{name}.{ext}")
+        fig.savefig(p, dpi=DPI)
+        paths.append(p)
+    plt.close(fig)
+    return paths
+
+
+def write_csv(path, header, rows):
+    """A CSV for gnuplot: a '# ' comment header, then numeric rows (NaN for
+    a missing value, which gnuplot skips)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", newline="") as f:
+        f.write("# " + ",".join(header) + "\n")
+        w = csv.writer(f)
+        for r in rows:
+            w.writerow(["NaN" if v is None or (isinstance(v, float) and np.isnan(v))
+                        else (f"{v:.6g}" if isinstance(v, float) else v) for v in r])
+    return path

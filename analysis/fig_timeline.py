@@ -1,0 +1,90 @@
+"""Throughput over time (throughput_timeline.png/.pdf).
+
+One panel per variant.  Per run, timeline.csv is summed over ranks per bin
+(ops/s); runs of one configuration (repetitions) are aligned by bin start
+and drawn as their median with a min-max band.  Every run's kills
+(kills.csv time_s - meta.json run_start_wallclock) are vertical lines and its
+recovery spans (common.recovery_spans) are shaded.  Only finished runs are
+used; a variant without any is a panel with a "no data" note.  Also writes
+data/timeline_N.csv (t_s, median, min, max ops/s) and
+data/timeline_N_kills.csv (kill_s, span_start_s, span_end_s) for gnuplot.
+"""
+import os
+
+import numpy as np
+
+import common as C
+
+
+def series(runs):
+    """Median, min and max over runs of the per-bin throughput: (t, med, lo, hi)."""
+    per_run = [C.run_timeline(r) for r in runs]
+    per_run = [s for s in per_run if s]
+    if not per_run:
+        return None
+    t = np.array(sorted(set().union(*per_run)))
+    m = np.full((len(per_run), len(t)), np.nan)
+    for i, s in enumerate(per_run):
+        for j, k in enumerate(t):
+            if k in s:
+                m[i, j] = s[k]
+    return t, np.nanmedian(m, axis=0), np.nanmin(m, axis=0), np.nanmax(m, axis=0), len(per_run)
+
+
+def make(camp, out, gp):
+    variants = sorted({v for v, _, _, _ in camp.all_runs()}, key=C.variant_sort_key)
+    runs = [r for r in camp.finished() if r.table("timeline.csv")]
+    groups = C.group_runs(runs)
+    label = C.group_labeler(groups)
+    n_panels = max(1, len(variants))
+    fig, axes = C.figure(n_panels, 1, height=max(4.0, 2.4 * n_panels), sharex=True)
+    used, gp_labels, gp_runs = 0, [], []
+    if not variants:
+        C.note(axes[0][0], "no data: the campaign has no runs")
+    colors = iter(["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#bcbd22"] * 10)
+    for ax, v in zip(axes[:, 0], variants):
+        ax.set_ylabel("throughput (ops/s)")
+        ax.set_title(v, fontsize=10, loc="left")
+        vgroups = {k: g for k, g in groups.items() if k[0] == v}
+        if not vgroups:
+            states = [s for vv, _, s, _ in camp.all_runs() if vv == v]
+            desc = ", ".join(f"{states.count(s)} {s}" for s in sorted(set(states)))
+            C.note(ax, f"no data: no finished run with a timeline ({desc})")
+        kill_lbl, span_lbl = "kill", "recovery span"
+        for k, g in vgroups.items():
+            s = series(g)
+            if s is None:
+                continue
+            t, med, lo, hi, n = s
+            c = next(colors)
+            used += n
+            ax.plot(t, med, color=c, lw=1.5, drawstyle="steps-post",
+                    label=f"{label(k)}: median of {n} run{'s' if n > 1 else ''}")
+            ax.fill_between(t, lo, hi, color=c, alpha=0.25, step="post", label="min-max")
+            idx = len(gp_labels)
+            C.write_csv(os.path.join(out, "data", f"timeline_{idx}.csv"),
+                        ["t_s", "median_ops_per_s", "min_ops_per_s", "max_ops_per_s"],
+                        zip(t.tolist(), med.tolist(), lo.tolist(), hi.tolist()))
+            krows = []
+            for r in g:
+                spans = C.recovery_spans(r) if r.start is not None else []
+                for kt in (C.kill_times(r) if r.start is not None else []):
+                    ax.axvline(kt, color="#d00000", ls="--", lw=1, label=kill_lbl)
+                    kill_lbl = None
+                    krows.append((kt, None, None))
+                for kt, a, b in spans:
+                    ax.axvspan(a, b, color="#ff9900", alpha=0.3, label=span_lbl)
+                    span_lbl = None
+                    krows.append((None, a, b))
+            C.write_csv(os.path.join(out, "data", f"timeline_{idx}_kills.csv"),
+                        ["kill_s", "span_start_s", "span_end_s"], krows)
+            gp_labels.append(label(k))
+            gp_runs.append(n)
+        ax.set_ylim(bottom=0)
+        C.legend(ax, loc="lower left")
+    axes[-1][0].set_xlabel("time since run start (s)")
+    C.title(fig, camp.name, "throughput over time, median and min-max over repetitions", used)
+    gp["timeline_labels"] = " ".join(gp_labels)
+    gp["timeline_runs"] = " ".join(map(str, gp_runs))
+    gp["timeline_total_runs"] = used
+    return C.save(fig, out, "throughput_timeline")

@@ -1,0 +1,266 @@
+"""Load and validate a campaign directory (experiments/RESULTS.md).
+
+Campaign(path) reads results/CAMPAIGN/runs.csv and every RUN_ID/ whose
+meta.json exists, checking each table's header exactly, every row's field
+count and every value's type ("NA" is a missing value, parsed as None; an
+empty field is an error).  Any problem raises ResultsError naming the
+file, the line and the problem; figures.py prints it as
+"error: FILE: problem" and exits non-zero.  Missing per-run tables are
+allowed (a hung run writes few files); a present table must be whole.
+"""
+import csv
+import io
+import json
+import math
+import os
+import sys
+
+STATUSES = ("finished", "failed", "crashed", "hung")
+OPS = ("read", "update", "insert", "scan", "rmw", "all")
+LAT_PHASES = ("before_failure", "after_failure", "all")
+PHASES = ("revoke", "shrink", "agree", "windows", "rereplicate")
+
+# Column -> type: i integer, f float, s text, e text that may be empty (an
+# empty failure spec), o latency op, p latency phase, t run status.  Order is the exact header.
+TABLES = {
+    "runs.csv": [("run_id", "s"), ("variant", "s"), ("backend", "s"), ("ranks", "i"),
+                 ("nodes", "i"), ("replicas", "i"), ("workload", "s"), ("failures", "e"),
+                 ("repetition", "i"), ("status", "t"), ("wall_s", "f")],
+    "timeline.csv": [("rank", "i"), ("t_start_s", "f"), ("t_end_s", "f"), ("ops", "i"),
+                     ("read_ops", "i"), ("write_ops", "i"), ("failed_ops", "i")],
+    "latency.csv": [("op", "o"), ("phase", "p"), ("count", "i"), ("p50_us", "f"),
+                    ("p90_us", "f"), ("p99_us", "f"), ("p999_us", "f"), ("max_us", "f")],
+    "latency_hist.csv": [("op", "o"), ("phase", "p"), ("bucket_low_us", "f"),
+                         ("bucket_high_us", "f"), ("count", "i")],
+    "recovery.csv": [("failure", "i"), ("rank", "i"), ("epoch", "i"), ("failed_ranks", "i"),
+                     ("detect_us", "f"), ("revoke_us", "f"), ("shrink_us", "f"),
+                     ("agree_us", "f"), ("windows_us", "f"), ("rereplicate_us", "f"),
+                     ("total_us", "f"), ("pairs_restored", "i"), ("restarts", "i")],
+    "kills.csv": [("kill", "i"), ("target_rank", "i"), ("pid", "i"), ("host", "s"),
+                  ("signal", "s"), ("time_s", "f")],
+}
+RUN_TABLES = ("timeline.csv", "latency.csv", "latency_hist.csv", "recovery.csv", "kills.csv")
+# Files whose presence marks a directory as a run (then meta.json is required).
+RUN_FILES = RUN_TABLES + ("schedule.csv", "papi.csv", "summary.txt")
+
+# meta.json fields the analysis uses: name -> accepted Python types.
+META_FIELDS = {"campaign": (str,), "run_id": (str,), "status": (str,), "variant": (str,),
+               "backend": (str,), "ranks": (int,), "nodes": (int,), "replicas": (int,),
+               "spares": (int,), "workload": (dict,), "failures": (str,)}
+WORKLOAD_FIELDS = {"name": (str,), "records": (int,)}
+
+
+class ResultsError(Exception):
+    """A malformed or partial results file: str() is 'FILE: [line N: ]problem'."""
+
+    def __init__(self, path, problem, line=None):
+        self.path, self.problem, self.line = path, problem, line
+        where = f"line {line}: " if line is not None else ""
+        super().__init__(f"{path}: {where}{problem}")
+
+
+def warn(msg):
+    print(f"warning: {msg}", file=sys.stderr)
+
+
+def _value(text, kind, path, line, col):
+    if text == "NA":
+        return None
+    if text == "" and kind != "e":
+        raise ResultsError(path, f"column '{col}' is empty (a missing value must be NA)", line)
+    try:
+        if kind == "i":
+            return int(text)
+        if kind == "f":
+            v = float(text)
+            if not math.isfinite(v):
+                raise ValueError
+            return v
+    except ValueError:
+        want = "an integer" if kind == "i" else "a number"
+        raise ResultsError(path, f"column '{col}' is '{text}', expected {want} or NA", line)
+    allowed = {"o": OPS, "p": LAT_PHASES, "t": STATUSES}.get(kind)
+    if allowed and text not in allowed:
+        raise ResultsError(path, f"column '{col}' is '{text}', expected one of {', '.join(allowed)}",
+                           line)
+    return text
+
+
+def read_table(path, name=None):
+    """Read one CSV table of TABLES[name] (default: the file's base name):
+    a list of dicts, column -> parsed value (None for NA)."""
+    spec = TABLES[name or os.path.basename(path)]
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ResultsError(path, f"cannot read: {e}")
+    if text == "":
+        raise ResultsError(path, "empty file (no header line)")
+    if not text.endswith("\n"):
+        nlines = text.count("\n") + 1
+        raise ResultsError(path, "last line is incomplete (no newline at the end: truncated?)",
+                           nlines)
+    want = [c for c, _ in spec]
+    rows = []
+    reader = csv.reader(io.StringIO(text))
+    try:
+        for rec in reader:
+            line = reader.line_num
+            if line == 1:
+                if rec != want:
+                    raise ResultsError(path, f"header is '{','.join(rec)}', expected "
+                                             f"'{','.join(want)}'", 1)
+                continue
+            if not rec:
+                raise ResultsError(path, "empty line", line)
+            if len(rec) != len(want):
+                raise ResultsError(path, f"{len(rec)} fields, expected {len(want)} "
+                                         f"(truncated or malformed row)", line)
+            rows.append({c: _value(v, k, path, line, c) for (c, k), v in zip(spec, rec)})
+    except csv.Error as e:
+        raise ResultsError(path, f"malformed CSV: {e}", reader.line_num)
+    return rows
+
+
+def read_meta(path):
+    """Read and check meta.json: a dict (see META_FIELDS)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ResultsError(path, f"cannot read: {e}")
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ResultsError(path, f"invalid JSON: {e.msg} (column {e.colno})", e.lineno)
+    if not isinstance(meta, dict):
+        raise ResultsError(path, "not a JSON object")
+
+    def check(obj, fields, prefix):
+        for k, types in fields.items():
+            if k not in obj:
+                raise ResultsError(path, f"missing field '{prefix}{k}'")
+            v = obj[k]
+            if isinstance(v, bool) or not isinstance(v, types):
+                raise ResultsError(path, f"field '{prefix}{k}' is {json.dumps(v)}, expected "
+                                         f"{'/'.join(t.__name__ for t in types)}")
+    check(meta, META_FIELDS, "")
+    check(meta["workload"], WORKLOAD_FIELDS, "workload.")
+    if meta["status"] not in STATUSES:
+        raise ResultsError(path, f"field 'status' is '{meta['status']}', expected one of "
+                                 f"{', '.join(STATUSES)}")
+    rs = meta.get("run_start_wallclock")
+    if rs is not None and (isinstance(rs, bool) or not isinstance(rs, (int, float))):
+        raise ResultsError(path, f"field 'run_start_wallclock' is {json.dumps(rs)}, "
+                                 "expected a number (seconds since 1970)")
+    return meta
+
+
+class Run:
+    """One run: meta (dict), its tables (list of rows, or None when the file
+    is absent) and the fields it is grouped by."""
+
+    def __init__(self, directory, meta, row=None):
+        self.dir, self.meta, self.row = directory, meta, row
+        self.id = meta["run_id"]
+        self.tables = {}
+        for name in RUN_TABLES:
+            p = os.path.join(directory, name)
+            self.tables[name] = read_table(p) if os.path.exists(p) else None
+        src = row or {}
+        self.variant = meta["variant"]
+        self.backend = meta["backend"]
+        self.ranks = meta["ranks"]
+        self.replicas = meta["replicas"]
+        self.records = meta["workload"]["records"]
+        self.workload = src.get("workload") or meta["workload"]["name"]
+        self.failures = meta["failures"]
+        self.status = src.get("status") or meta["status"]
+        self.repetition = src.get("repetition")
+        kills = self.tables["kills.csv"]
+        if kills and meta.get("run_start_wallclock") is None:
+            raise ResultsError(os.path.join(directory, "meta.json"),
+                               "missing field 'run_start_wallclock' (needed to place the "
+                               "kills of kills.csv on the timeline)")
+
+    @property
+    def finished(self):
+        return self.status == "finished"
+
+    def table(self, name):
+        return self.tables.get(name) or []
+
+    @property
+    def start(self):
+        return self.meta.get("run_start_wallclock")
+
+    def key(self):
+        """The configuration a run is grouped by for medians over repetitions."""
+        return (self.variant, self.backend, self.ranks, self.replicas, self.workload,
+                self.failures)
+
+
+class Campaign:
+    """A results/CAMPAIGN/ directory: .runs (Run objects, from meta.json),
+    .rows (runs.csv rows, with 'run' set to the Run when it has one)."""
+
+    def __init__(self, path):
+        self.path = path
+        if not os.path.isdir(path):
+            raise ResultsError(path, "not a directory")
+        runs_csv = os.path.join(path, "runs.csv")
+        if not os.path.exists(runs_csv):
+            raise ResultsError(runs_csv, "missing (every campaign directory has runs.csv)")
+        self.rows = read_table(runs_csv)
+        by_id = {}
+        for i, r in enumerate(self.rows):
+            if r["run_id"] in by_id:
+                raise ResultsError(runs_csv, f"run_id '{r['run_id']}' appears twice", i + 2)
+            by_id[r["run_id"]] = r
+        self.runs = []
+        for name in sorted(os.listdir(path)):
+            d = os.path.join(path, name)
+            if not os.path.isdir(d):
+                continue
+            mp = os.path.join(d, "meta.json")
+            if not os.path.exists(mp):
+                if any(os.path.exists(os.path.join(d, f)) for f in RUN_FILES):
+                    raise ResultsError(mp, "missing, but the directory holds run files")
+                continue
+            meta = read_meta(mp)
+            if meta["run_id"] != name:
+                raise ResultsError(mp, f"run_id '{meta['run_id']}' differs from the "
+                                       f"directory name '{name}'")
+            row = by_id.get(name)
+            if row is None:
+                warn(f"{mp}: run '{name}' is not listed in {runs_csv}")
+            else:
+                for f in ("variant", "backend", "ranks", "replicas"):
+                    if row[f] != meta[f]:
+                        raise ResultsError(mp, f"field '{f}' is {json.dumps(meta[f])} but "
+                                               f"runs.csv says {json.dumps(row[f])}")
+                if row["status"] != meta["status"]:
+                    warn(f"{mp}: status '{meta['status']}', runs.csv says '{row['status']}' "
+                         "(runs.csv is used)")
+            run = Run(d, meta, row)
+            self.runs.append(run)
+            if row is not None:
+                row["run"] = run
+        for r in self.rows:
+            if "run" not in r:
+                r["run"] = None
+                warn(f"{runs_csv}: run '{r['run_id']}' has no directory with a meta.json")
+        names = sorted({r.meta["campaign"] for r in self.runs})
+        self.name = ", ".join(names) if names else os.path.basename(os.path.abspath(path))
+
+    def all_runs(self):
+        """Every run for counting: (variant, backend, status, Run or None),
+        from runs.csv plus the runs it does not list."""
+        out = [(r["variant"], r["backend"], r["status"], r["run"]) for r in self.rows]
+        listed = {r["run_id"] for r in self.rows}
+        out += [(r.variant, r.backend, r.status, r) for r in self.runs if r.id not in listed]
+        return out
+
+    def finished(self):
+        return [r for r in self.runs if r.finished]

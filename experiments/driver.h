@@ -1,0 +1,71 @@
+/*
+ * driver.h -- the benchmark driver's shared types (kv_driver and its
+ * driver_*.c modules).
+ *
+ * A run is: a store configuration (kv_config), a workload (wl_params), a
+ * failure schedule (injector spec text) and driver settings (output place,
+ * timeline bin, verification).  driver_config.c fills them from a config
+ * file and name=value arguments; driver_run.c runs load and run phases on
+ * every rank and keeps per-rank measurements; driver_output.c gathers them
+ * on the first survivor and writes the files of experiments/RESULTS.md.
+ */
+#ifndef KV_DRIVER_H
+#define KV_DRIVER_H
+
+#include <stdio.h>
+
+#include "histogram.h"
+#include "inject.h"
+#include "kvstore.h"
+#include "workload.h"
+
+typedef struct drv_settings {
+    kv_config store;
+    wl_params work;
+    char failures[512];      /* injector spec, "" for none */
+    char out[512];           /* run directory (results/CAMPAIGN/RUN_ID) */
+    char campaign[128];
+    char run_id[128];
+    double bin_s;            /* timeline bin, seconds */
+    int verify;              /* check every value read */
+    int progress;            /* progress line on rank 0 */
+    char cmdline[2048];
+} drv_settings;
+
+/* Parse argv (name=value, --config FILE) into s; 0 or -1 with err set. */
+int drv_parse(int argc, char **argv, drv_settings *s, char *err, size_t errlen);
+/* Check the combination (workload against store limits, ranks). */
+int drv_check(const drv_settings *s, int nranks, char *err, size_t errlen);
+void drv_usage(FILE *f);
+
+/* Per-rank measurements. */
+typedef struct drv_bin {
+    long long ops, reads, writes, failed;
+} drv_bin;
+
+enum { DRV_BEFORE = 0, DRV_AFTER = 1, DRV_NPHASES = 2 };
+
+typedef struct drv_rank {
+    hist lat[WL_NKINDS][DRV_NPHASES];   /* latency in ns, per kind and phase */
+    drv_bin *bins;
+    int nbins, cbins;
+    long long ops, failed_ops, retried_ops, verify_errors, not_found;
+    double load_s, run_s;
+    double run_start;                   /* wall clock at run start (same on all ranks) */
+    kv_stats after_load, after_run;
+    long long papi_load[2], papi_run[2];/* PAPI_TOT_INS, PAPI_TOT_CYC; -1 = NA */
+    char papi_reason[160];
+} drv_rank;
+
+/* driver_run.c */
+int drv_load(kv_store *kv, const drv_settings *s, drv_rank *m);
+int drv_run(kv_store *kv, const drv_settings *s, drv_rank *m, kvi_inproc *inj);
+void drv_papi_init(drv_rank *m);
+void drv_papi_phase(drv_rank *m, long long out[2], int start);
+
+/* driver_output.c: collective over kv_comm(kv) (the survivors). */
+int drv_write_results(kv_store *kv, const drv_settings *s, drv_rank *m, int world_size,
+                      double t_begin, double t_end);
+int drv_mkdirs(const char *path);
+
+#endif
