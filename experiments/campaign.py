@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""campaign.py -- expand, run, submit and track experiment campaigns.
+
+A campaign file (format in experiments/CAMPAIGNS.md) lists a sweep; it
+expands to runs with stable identifiers (derived from their parameters), so
+a rerun skips runs that finished and retries the others.  Commands:
+
+  campaign.py list FILE              the runs it expands to
+  campaign.py run FILE               run them here, one after another
+  campaign.py run-one FILE INDEX     run one (what a Slurm array task does)
+  campaign.py submit FILE            sbatch job arrays (slurm/submit.sh wraps it)
+  campaign.py status FILE            finished / failed / hung / pending
+  campaign.py gather FILE            rebuild runs.csv from the run directories
+Results go to $KV_RESULTS (default results/)/CAMPAIGN/RUN_ID/.
+"""
+import hashlib
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LAUNCH_KEYS = {"ranks", "nodes", "ranks_per_node"}
+CAMPAIGN_KEYS = {"name", "repetitions", "time_limit_s", "spares_for_spare_variant",
+                 "description", "throttle", "account", "partition", "modules"}
+SECTIONS = {"campaign", "sweep", "fixed", "slurm"}
+NAME_RE = re.compile(r"^(store|workload|driver)\.[a-z_]+$|^(ranks|nodes|ranks_per_node)$")
+
+
+class CampaignError(Exception):
+    pass
+
+
+def parse(path):
+    """Read a campaign file: {'campaign': {}, 'sweep': {k: [v]}, 'fixed': {}, 'slurm': {}}."""
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except OSError as e:
+        raise CampaignError(f"{path}: {e.strerror}")
+    out = {s: {} for s in SECTIONS}
+    section = None
+    for no, raw in enumerate(lines, 1):
+        line = strip_comment(raw, path, no).strip()
+        if not line:
+            continue
+        where = f"{path}:{no}"
+        if line.startswith("["):
+            m = re.fullmatch(r"\[([a-z]+)\]", line)
+            if not m or m.group(1) not in SECTIONS:
+                raise CampaignError(f"{where}: bad section header {line!r} (known: "
+                                    f"{', '.join(sorted(SECTIONS))})")
+            section = m.group(1)
+            continue
+        if "=" not in line:
+            raise CampaignError(f"{where}: expected 'name = value', got {line!r}")
+        if section is None:
+            raise CampaignError(f"{where}: entry before any [section]")
+        name, value = (x.strip() for x in line.split("=", 1))
+        value = unquote(value, where)
+        check_entry(section, name, value, where, out)
+    finish(out, path)
+    return out
+
+
+def strip_comment(raw, path, no):
+    quoted = False
+    for i, ch in enumerate(raw):
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "#" and not quoted:
+            return raw[:i]
+    if quoted:
+        raise CampaignError(f"{path}:{no}: unterminated quote")
+    return raw
+
+
+def unquote(value, where):
+    if value.startswith('"'):
+        if not value.endswith('"') or len(value) < 2:
+            raise CampaignError(f"{where}: unterminated quote in {value!r}")
+        return value[1:-1]
+    if not value:
+        raise CampaignError(f"{where}: empty value")
+    return value
+
+
+def check_entry(section, name, value, where, out):
+    if section == "campaign" and name not in CAMPAIGN_KEYS:
+        raise CampaignError(f"{where}: unknown campaign setting {name!r} (known: "
+                            f"{', '.join(sorted(CAMPAIGN_KEYS))})")
+    if section in ("sweep", "fixed") and not NAME_RE.match(name):
+        raise CampaignError(f"{where}: {name!r} is not store.X, workload.X, driver.X, "
+                            "ranks, nodes or ranks_per_node")
+    if name in out[section]:
+        raise CampaignError(f"{where}: {name!r} given twice")
+    if section == "sweep":
+        items = [v.strip() for v in value.split(",")]
+        if any(not v for v in items):
+            raise CampaignError(f"{where}: empty item in the list {value!r}")
+        out[section][name] = items
+    else:
+        out[section][name] = value
+    if name in LAUNCH_KEYS | {"repetitions", "time_limit_s", "throttle", "spares_for_spare_variant"}:
+        for v in (out[section][name] if section == "sweep" else [value]):
+            if not re.fullmatch(r"[1-9][0-9]*", v) and not (name == "spares_for_spare_variant" and v == "0"):
+                raise CampaignError(f"{where}: {name} must be a positive integer, not {v!r}")
+
+
+def finish(c, path):
+    camp = c["campaign"]
+    if "name" not in camp:
+        raise CampaignError(f"{path}: [campaign] needs a name")
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", camp["name"]):
+        raise CampaignError(f"{path}: campaign name {camp['name']!r} may hold only letters, "
+                            "digits, '.', '_' and '-'")
+    both = set(c["sweep"]) & set(c["fixed"])
+    if both:
+        raise CampaignError(f"{path}: {', '.join(sorted(both))} in both [sweep] and [fixed]")
+    if "ranks" not in c["sweep"] and "ranks" not in c["fixed"]:
+        raise CampaignError(f"{path}: no 'ranks' in [sweep] or [fixed]")
+
+
+def expand(c):
+    """The list of runs: dicts with 'params', 'launch', 'id', 'rep'."""
+    keys = sorted(c["sweep"])
+    reps = int(c["campaign"].get("repetitions", "1"))
+    runs = []
+    for combo in itertools.product(*(c["sweep"][k] for k in keys)):
+        params = dict(c["fixed"])
+        params.update(zip(keys, combo))
+        launch = {k: int(params.pop(k)) for k in list(params) if k in LAUNCH_KEYS}
+        launch.setdefault("nodes", 1)
+        if params.get("store.variant") == "spare" and "store.spares" not in params:
+            n = int(c["campaign"].get("spares_for_spare_variant", "1"))
+            params["store.spares"] = str(n)
+            launch["ranks"] += n
+        for rep in range(1, reps + 1):
+            runs.append(make_run(params, launch, rep))
+    ids = [r["id"] for r in runs]
+    if len(set(ids)) != len(ids):
+        raise CampaignError("two runs expand to the same identifier")
+    return runs
+
+
+def make_run(params, launch, rep):
+    desc = json.dumps({"p": params, "l": launch}, sort_keys=True)
+    digest = hashlib.sha1(desc.encode()).hexdigest()[:8]
+    short = "-".join(x for x in (params.get("store.variant", "recreate-copy"),
+                                 params.get("store.backend", "allocate"),
+                                 f"n{launch['ranks']}", f"r{params.get('store.replicas', '2')}",
+                                 params.get("workload.workload", "custom")) if x)
+    return {"params": params, "launch": launch, "rep": rep,
+            "id": f"{short}-{digest}-rep{rep}"}
+
+
+def results_dir(c):
+    return os.path.join(os.environ.get("KV_RESULTS", os.path.join(ROOT, "results")), c["campaign"]["name"])
+
+
+def run_status(rdir):
+    """finished, failed, crashed, hung, or None when never run."""
+    meta = os.path.join(rdir, "meta.json")
+    try:
+        return json.load(open(meta)).get("status")
+    except (OSError, ValueError):
+        return None
+
+
+def run_one(c, run):
+    """Run one run here under the launcher; returns its status."""
+    rdir = os.path.join(results_dir(c), run["id"])
+    os.makedirs(rdir, exist_ok=True)
+    for stale in ("kills.csv", "meta.json"):  # a retry starts clean
+        if os.path.exists(os.path.join(rdir, stale)):
+            os.remove(os.path.join(rdir, stale))
+    args = [f"{k}={v}" for k, v in sorted(run["params"].items())]
+    args += [f"driver.out={rdir}", f"driver.campaign={c['campaign']['name']}",
+             f"driver.run_id={run['id']}", "driver.progress=0"]
+    limit = c["campaign"].get("time_limit_s", "300")
+    cmd = [os.path.join(ROOT, "scripts", "kvrun"), "-n", str(run["launch"]["ranks"]),
+           "--timeout", limit, "--out", os.path.join(rdir, "ranks"), "--",
+           os.path.join(ROOT, "build", "bin", "kv_driver")] + args
+    t0 = time.time()
+    with open(os.path.join(rdir, "launcher.log"), "w") as log:
+        rc = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT)
+    status = {0: "finished", 1: "failed", 2: "crashed", 3: "hung"}.get(rc, "failed")
+    if status != "finished" or run_status(rdir) is None:
+        write_stub_meta(c, run, rdir, status if status != "finished" else "failed", t0)
+    return run_status(rdir)
+
+
+def write_stub_meta(c, run, rdir, status, t0):
+    """A run that ended without its own meta.json still says what it was."""
+    meta = {"campaign": c["campaign"]["name"], "run_id": run["id"], "status": status,
+            "variant": run["params"].get("store.variant", "recreate-copy"),
+            "backend": run["params"].get("store.backend", "allocate"),
+            "ranks": run["launch"]["ranks"], "nodes": run["launch"]["nodes"],
+            "replicas": int(run["params"].get("store.replicas", "2")),
+            "failures": run["params"].get("driver.failures", ""),
+            "job_id": os.environ.get("SLURM_ARRAY_JOB_ID") or os.environ.get("SLURM_JOB_ID"),
+            "wall_s": round(time.time() - t0, 3), "params": run["params"]}
+    with open(os.path.join(rdir, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=2)
+
+
+def write_index(c, runs):
+    """runs.csv and campaign.json in the campaign directory."""
+    d = results_dir(c)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "campaign.json"), "w") as f:
+        json.dump({"campaign": c, "runs": runs}, f, indent=1)
+    with open(os.path.join(d, "runs.csv"), "w") as f:
+        f.write("run_id,variant,backend,ranks,nodes,replicas,workload,failures,repetition,status,wall_s\n")
+        for r in runs:
+            rdir = os.path.join(d, r["id"])
+            meta = {}
+            try:
+                meta = json.load(open(os.path.join(rdir, "meta.json")))
+            except (OSError, ValueError):
+                pass
+            p = r["params"]
+            wall = meta.get("wall_s", meta.get("run_s", "NA"))
+            fail = p.get("driver.failures", "").replace('"', "'")
+            f.write(f"{r['id']},{p.get('store.variant', 'recreate-copy')},{p.get('store.backend', 'allocate')},"
+                    f"{r['launch']['ranks']},{r['launch']['nodes']},{p.get('store.replicas', '2')},"
+                    f"{p.get('workload.workload', 'custom')},\"{fail}\",{r['rep']},"
+                    f"{meta.get('status', 'pending')},{wall}\n")
+
+
+def cmd_run(c, runs):
+    todo = [r for r in runs if run_status(os.path.join(results_dir(c), r["id"])) != "finished"]
+    print(f"campaign {c['campaign']['name']}: {len(runs)} runs, {len(runs) - len(todo)} already "
+          f"finished, {len(todo)} to run; results in {results_dir(c)}", flush=True)
+    counts = {"finished": 0, "failed": 0, "crashed": 0, "hung": 0}
+    t0 = time.time()
+    for i, r in enumerate(todo, 1):
+        st = run_one(c, r) or "failed"
+        counts[st] = counts.get(st, 0) + 1
+        left = (time.time() - t0) / i * (len(todo) - i)
+        print(f"[{i}/{len(todo)}] {r['id']}: {st:8s}  done {counts['finished']}, failed "
+              f"{counts['failed'] + counts['crashed']}, hung {counts['hung']}, ~{left:.0f} s left", flush=True)
+        write_index(c, runs)
+    write_index(c, runs)
+    return 0 if counts["failed"] + counts["crashed"] == 0 else 1
+
+
+def cmd_status(c, runs):
+    by = {}
+    pending = slurm_pending()
+    for r in runs:
+        st = run_status(os.path.join(results_dir(c), r["id"])) or \
+            ("pending" if pending else "not run")
+        by.setdefault(st, []).append(r["id"])
+    for st in sorted(by):
+        print(f"{st:10s} {len(by[st])}")
+    return 0
+
+
+def slurm_pending():
+    try:
+        out = subprocess.run(["squeue", "-h", "-u", os.environ.get("USER", "root"), "-o", "%i"],
+                             capture_output=True, text=True, timeout=20).stdout
+        return bool(out.strip())
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] not in ("list", "run", "run-one", "submit", "status", "gather"):
+        print(__doc__, file=sys.stderr)
+        return 64
+    try:
+        c = parse(argv[2])
+        runs = expand(c)
+    except CampaignError as e:
+        print(f"campaign: error: {e}", file=sys.stderr)
+        return 2
+    if argv[1] == "list":
+        for i, r in enumerate(runs):
+            print(i, r["id"], r["launch"]["ranks"], " ".join(f"{k}={v}" for k, v in sorted(r["params"].items())))
+        return 0
+    if argv[1] == "run":
+        return cmd_run(c, runs)
+    if argv[1] == "run-one":
+        run = runs[int(argv[3])]
+        if run_status(os.path.join(results_dir(c), run["id"])) == "finished":
+            print(f"{run['id']}: already finished")
+            return 0
+        st = run_one(c, run)
+        print(f"{run['id']}: {st}")
+        return 0 if st in ("finished", "hung") else 1
+    if argv[1] == "status":
+        return cmd_status(c, runs)
+    if argv[1] == "gather":
+        write_index(c, runs)
+        print(f"wrote {os.path.join(results_dir(c), 'runs.csv')}")
+        return 0
+    from slurm_submit import submit  # noqa: E402 (only needed here)
+    return submit(c, runs, results_dir(c), ROOT)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(ROOT, "slurm"))
+    sys.exit(main(sys.argv))
