@@ -62,6 +62,7 @@ def parse(path):
         value = unquote(value, where)
         check_entry(section, name, value, where, out)
     finish(out, path)
+    out["_path"] = path
     return out
 
 
@@ -200,10 +201,17 @@ def write_stub_meta(c, run, rdir, status, t0):
             "ranks": run["launch"]["ranks"], "nodes": run["launch"]["nodes"],
             "replicas": int(run["params"].get("store.replicas", "2")),
             "failures": run["params"].get("driver.failures", ""),
-            "job_id": os.environ.get("SLURM_ARRAY_JOB_ID") or os.environ.get("SLURM_JOB_ID"),
+            "job_id": slurm_job_id(),
             "wall_s": round(time.time() - t0, 3), "params": run["params"]}
     with open(os.path.join(rdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=2)
+
+
+def slurm_job_id():
+    arr, task = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
+    if arr and task:
+        return f"{arr}_{task}"
+    return os.environ.get("SLURM_JOB_ID")
 
 
 def write_index(c, runs):

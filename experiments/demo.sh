@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# demo.sh -- `make run`: 4 ranks on this machine, one killed, the survivors
-# recover and check every pair.  (The full default experiment, with the
-# driver, the injector and figures, replaces this as those parts land.)
+# demo.sh -- `make run`: the default experiment on this machine.
+#
+# Runs experiments/campaigns/default.campaign (YCSB A, 8 ranks, r = 2, one
+# rank killed with SIGKILL mid-run, three recovery variants), then makes its
+# figures and summary table with analysis/figures.py, and prints where they
+# are.  Finished runs are kept: delete results/default/ to run them again.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-OUT=$ROOT/results/demo
-mkdir -p "$OUT"
-export KV_KILL_LOG=$OUT/kill.log
-"$ROOT/scripts/kvrun" -n 4 --timeout 120 --out "$OUT/ranks" -- \
-  "$ROOT/build/bin/kv_demo" "${DEMO_PAIRS:-20000}" 3 "${DEMO_VARIANT:-recreate-copy}" "${DEMO_BACKEND:-allocate}" \
-  | tee "$OUT/summary.txt"
+CAMPAIGN=${CAMPAIGN:-$ROOT/experiments/campaigns/default.campaign}
+python3 "$ROOT/experiments/campaign.py" run "$CAMPAIGN"
+NAME=$(sed -n 's/^name *= *//p' "$CAMPAIGN" | head -1)
+DIR=${KV_RESULTS:-$ROOT/results}/$NAME
+for r in "$DIR"/*/summary.txt; do
+  echo "== $(basename "$(dirname "$r")")"
+  grep -E 'Throughput|RECOVERY' "$r" | head -3
+done
+python3 "$ROOT/analysis/figures.py" "$DIR"
+echo "figures and summary table: $DIR/figures/"

@@ -292,7 +292,9 @@ static void write_meta(const drv_settings *s, kv_store *kv, const drv_rank *m, i
     fprintf(f, "  \"node_loss\": %s,\n", strstr(s->failures, "host:") ? "true" : "false");
     json_str(f, "command_line", s->cmdline, 1);
     fprintf(f, "  \"hosts\": [%s],\n", hosts);
-    if (job) fprintf(f, "  \"job_id\": \"%s\",\n", job);
+    const char *task = getenv("SLURM_ARRAY_TASK_ID");
+    if (job && task && getenv("SLURM_ARRAY_JOB_ID")) fprintf(f, "  \"job_id\": \"%s_%s\",\n", job, task);
+    else if (job) fprintf(f, "  \"job_id\": \"%s\",\n", job);
     else fprintf(f, "  \"job_id\": null,\n");
     json_str(f, "mpi_version", ver, 1);
     json_str(f, "kvstore_version", KV_VERSION_STRING, 1);
