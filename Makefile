@@ -51,7 +51,7 @@ DRIVER_SRC := experiments/kv_driver.c experiments/driver_config.c experiments/dr
 DRIVER_BIN := $(BUILD)/bin/kv_driver
 GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
-.PHONY: all deps lib tests test run bench install clean distclean
+.PHONY: all deps lib tests test run bench soak figures install clean distclean
 all: lib tests $(BENCH_BIN) $(DEMO_BIN) $(DRIVER_BIN) $(if $(wildcard injectors/kv_inject.c),$(BUILD)/bin/kv_inject)
 
 deps:
@@ -120,6 +120,9 @@ test: all
 
 run: all
 	bash experiments/demo.sh
+
+soak: all
+	bash experiments/soak.sh
 
 bench: all
 	bash experiments/bench.sh

@@ -11,11 +11,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from results import PHASES  # noqa: E402
+from results import KEY_FIELDS, PHASES  # noqa: E402
 
 VARIANT_ORDER = ("none", "recreate-copy", "recreate-inplace", "recreate-free", "spare",
                  "proposed", "checkpoint-restart", "checkpoint", "redis")
 CHECKPOINT_VARIANTS = ("checkpoint-restart", "checkpoint")
+BASELINE_VARIANTS = CHECKPOINT_VARIANTS + ("redis",)
 PHASE_COLORS = {"detect": "#9e9e9e", "revoke": "#1f77b4", "shrink": "#ff7f0e",
                 "agree": "#2ca02c", "windows": "#d62728", "rereplicate": "#9467bd"}
 FIGSIZE = (9, 5.5)
@@ -109,6 +110,11 @@ def recovery_spans(run):
     return spans
 
 
+def failure_free(run):
+    """A finished run with an empty failure spec and no kill logged."""
+    return run.finished and not run.failures and not run.table("kills.csv")
+
+
 def kill_times(run):
     return [k["time_s"] - run.start for k in run.table("kills.csv")]
 
@@ -149,52 +155,84 @@ def run_latency(run, op, phase, col):
 def group_runs(runs):
     """{Run.key(): [runs]} in variant order."""
     groups = {}
-    for r in sorted(runs, key=lambda r: (variant_sort_key(r.variant),) + r.key()[1:]):
+    for r in sorted(runs, key=lambda r: key_sort(r.key())):
         groups.setdefault(r.key(), []).append(r)
     return groups
 
 
+def key_sort(k):
+    """Sort key of a configuration: variant order, then numbers as numbers."""
+    return (variant_sort_key(k[0]),) + tuple(
+        (0, x, "") if isinstance(x, (int, float)) else (1, 0, str(x)) for x in k[1:])
+
+
 def group_labeler(keys):
     """A function key -> short label naming the variant and the key fields
-    that differ between the given keys (backend, ranks, r, workload, failures)."""
+    that differ between the given keys (backend, ranks, r, workload, pairs,
+    failures).  A failure spec is shortened to "no-failures", "failures" (the
+    only spec) or "failures#N" (N-th of the sorted specs; summary.md has the
+    text)."""
     keys = list(keys)
-    names = ("backend", "ranks", "r", "workload", "failures")
-    vary = [i for i in range(1, 6) if len({k[i] for k in keys}) > 1]
+    names = dict(zip(KEY_FIELDS, ("", "", "ranks", "r", "", "pairs", "")))
+    nf = len(KEY_FIELDS) - 1
+    vary = [i for i in range(1, nf + 1) if len({k[i] for k in keys}) > 1]
+    specs = sorted({k[nf] for k in keys if k[nf] not in ("", None, "*")})
 
     def label(k):
         parts = [k[0]]
         for i in vary:
-            v = k[i] if k[i] not in ("", None) else "no-failures"
-            parts.append(f"{names[i - 1]}={v}" if i in (2, 3) else str(v))
+            v = k[i]
+            if i == nf:
+                v = ("no-failures" if v in ("", None) else "failures" if len(specs) == 1
+                     else f"failures#{specs.index(v) + 1}")
+            n = names[KEY_FIELDS[i]]
+            parts.append(f"{n}={v}" if n else str(v))
         return "/".join(str(p).replace(" ", "") for p in parts)
     return label
 
 
 # ---- plotting -------------------------------------------------------------
 
-def figure(nrows=1, ncols=1, height=None, **kw):
-    h = height or FIGSIZE[1]
-    fig, axes = plt.subplots(nrows, ncols, figsize=(FIGSIZE[0], h), squeeze=False, **kw)
+def figure(nrows=1, ncols=1, height=None, width=None, **kw):
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width or FIGSIZE[0], height or FIGSIZE[1]),
+                             squeeze=False, **kw)
     return fig, axes
+
+
+def bar_width(n):
+    """Figure width (in) for n bars with multi-line labels."""
+    return max(FIGSIZE[0], 3 + 1.1 * n)
+
+
+def set_bar_labels(ax, labels):
+    """x tick labels of a bar chart, one configuration field per line."""
+    ax.set_xticks(np.arange(len(labels)))
+    ax.set_xticklabels([lbl.replace("/", "\n") for lbl in labels], fontsize=8)
 
 
 def title(fig, campaign, what, nruns):
     fig.suptitle(f"{campaign}: {what} ({nruns} run{'s' if nruns != 1 else ''})")
 
 
-def note(ax, text, y=0.5):
-    ax.text(0.5, y, text, transform=ax.transAxes, ha="center", va="center", fontsize=10,
+def note(ax, text, y=0.5, x=0.5):
+    ax.text(x, y, text, transform=ax.transAxes, ha="center", va="center", fontsize=10,
             color="#b00000", wrap=True,
             bbox=dict(boxstyle="round", facecolor="#fff4f4", edgecolor="#b00000"))
 
 
-def legend(ax, **kw):
-    """A legend, also when nothing was drawn (then one 'no data' entry)."""
-    handles, labels = ax.get_legend_handles_labels()
+def legend(ax, loc="best", **kw):
+    """A legend without repeated labels, also when nothing was drawn (then
+    one 'no data' entry)."""
+    seen, handles, labels = set(), [], []
+    for h, lab in zip(*ax.get_legend_handles_labels()):
+        if lab not in seen:
+            seen.add(lab)
+            handles.append(h)
+            labels.append(lab)
     if not handles:
         handles = [matplotlib.patches.Patch(facecolor="none", edgecolor="#b00000")]
         labels = ["no data"]
-    ax.legend(handles, labels, fontsize=8, **kw)
+    ax.legend(handles, labels, fontsize=8, loc=loc, framealpha=0.85, **kw)
 
 
 def save(fig, out, name):

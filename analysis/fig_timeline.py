@@ -6,7 +6,8 @@ and drawn as their median with a min-max band.  Every run's kills
 (kills.csv time_s - meta.json run_start_wallclock) are vertical lines and its
 recovery spans (common.recovery_spans) are shaded.  Only finished runs are
 used; a variant without any is a panel with a "no data" note.  Also writes
-data/timeline_N.csv (t_s, median, min, max ops/s) and
+data/timeline_N.csv (t_s, median, min, max ops/s; two rows per bin, at its
+start and its end, so that lines draw steps) and
 data/timeline_N_kills.csv (kill_s, span_start_s, span_end_s) for gnuplot.
 """
 import os
@@ -32,22 +33,23 @@ def series(runs):
 
 
 def make(camp, out, gp):
-    variants = sorted({v for v, _, _, _ in camp.all_runs()}, key=C.variant_sort_key)
+    variants = sorted(camp.variants(), key=C.variant_sort_key)
     runs = [r for r in camp.finished() if r.table("timeline.csv")]
     groups = C.group_runs(runs)
     label = C.group_labeler(groups)
     n_panels = max(1, len(variants))
     fig, axes = C.figure(n_panels, 1, height=max(4.0, 2.4 * n_panels), sharex=True)
-    used, gp_labels, gp_runs = 0, [], []
+    used, gp_labels, gp_runs, gp_kills, gp_spans = 0, [], [], [], []
     if not variants:
         C.note(axes[0][0], "no data: the campaign has no runs")
+        C.legend(axes[0][0])
     colors = iter(["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#bcbd22"] * 10)
     for ax, v in zip(axes[:, 0], variants):
         ax.set_ylabel("throughput (ops/s)")
         ax.set_title(v, fontsize=10, loc="left")
         vgroups = {k: g for k, g in groups.items() if k[0] == v}
         if not vgroups:
-            states = [s for vv, _, s, _ in camp.all_runs() if vv == v]
+            states = [s for k, s, _ in camp.all_runs() if k[0] == v]
             desc = ", ".join(f"{states.count(s)} {s}" for s in sorted(set(states)))
             C.note(ax, f"no data: no finished run with a timeline ({desc})")
         kill_lbl, span_lbl = "kill", "recovery span"
@@ -58,13 +60,19 @@ def make(camp, out, gp):
             t, med, lo, hi, n = s
             c = next(colors)
             used += n
+            w = t[-1] - t[-2] if len(t) > 1 else 0.1   # close the last bin
+            t, med, lo, hi = (np.append(t, t[-1] + w), np.append(med, med[-1]),
+                              np.append(lo, lo[-1]), np.append(hi, hi[-1]))
             ax.plot(t, med, color=c, lw=1.5, drawstyle="steps-post",
                     label=f"{label(k)}: median of {n} run{'s' if n > 1 else ''}")
             ax.fill_between(t, lo, hi, color=c, alpha=0.25, step="post", label="min-max")
             idx = len(gp_labels)
+            steps = [(x, m, a, b) for i in range(len(t) - 1)
+                     for x, m, a, b in ((t[i], med[i], lo[i], hi[i]),
+                                        (t[i + 1], med[i], lo[i], hi[i]))]
             C.write_csv(os.path.join(out, "data", f"timeline_{idx}.csv"),
                         ["t_s", "median_ops_per_s", "min_ops_per_s", "max_ops_per_s"],
-                        zip(t.tolist(), med.tolist(), lo.tolist(), hi.tolist()))
+                        [tuple(float(v) for v in s) for s in steps])
             krows = []
             for r in g:
                 spans = C.recovery_spans(r) if r.start is not None else []
@@ -80,11 +88,15 @@ def make(camp, out, gp):
                         ["kill_s", "span_start_s", "span_end_s"], krows)
             gp_labels.append(label(k))
             gp_runs.append(n)
+            gp_kills.append(sum(1 for x in krows if x[0] is not None))
+            gp_spans.append(len(krows) - gp_kills[-1])
         ax.set_ylim(bottom=0)
-        C.legend(ax, loc="lower left")
+        C.legend(ax)
     axes[-1][0].set_xlabel("time since run start (s)")
     C.title(fig, camp.name, "throughput over time, median and min-max over repetitions", used)
     gp["timeline_labels"] = " ".join(gp_labels)
     gp["timeline_runs"] = " ".join(map(str, gp_runs))
     gp["timeline_total_runs"] = used
+    gp["timeline_kills"] = " ".join(map(str, gp_kills))
+    gp["timeline_spans"] = " ".join(map(str, gp_spans))
     return C.save(fig, out, "throughput_timeline")

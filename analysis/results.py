@@ -6,7 +6,8 @@ count and every value's type ("NA" is a missing value, parsed as None; an
 empty field is an error).  Any problem raises ResultsError naming the
 file, the line and the problem; figures.py prints it as
 "error: FILE: problem" and exits non-zero.  Missing per-run tables are
-allowed (a hung run writes few files); a present table must be whole.
+allowed for runs that did not finish (a hung run writes few files) and, for
+finished runs, for recovery.csv and kills.csv; a present table must be whole.
 """
 import csv
 import io
@@ -19,6 +20,9 @@ STATUSES = ("finished", "failed", "crashed", "hung")
 OPS = ("read", "update", "insert", "scan", "rmw", "all")
 LAT_PHASES = ("before_failure", "after_failure", "all")
 PHASES = ("revoke", "shrink", "agree", "windows", "rereplicate")
+# What a configuration is (Run.key()); records is meta.json workload.records
+# (None for a runs.csv row without a meta.json).
+KEY_FIELDS = ("variant", "backend", "ranks", "replicas", "workload", "records", "failures")
 
 # Column -> type: i integer, f float, s text, e text that may be empty (an
 # empty failure spec), o latency op, p latency phase, t run status.  Order is the exact header.
@@ -40,6 +44,9 @@ TABLES = {
                   ("signal", "s"), ("time_s", "f")],
 }
 RUN_TABLES = ("timeline.csv", "latency.csv", "latency_hist.csv", "recovery.csv", "kills.csv")
+# Tables every finished run has (recovery.csv and kills.csv may be absent
+# when nothing was killed).
+FINISHED_TABLES = ("timeline.csv", "latency.csv", "latency_hist.csv")
 # Files whose presence marks a directory as a run (then meta.json is required).
 RUN_FILES = RUN_TABLES + ("schedule.csv", "papi.csv", "summary.txt")
 
@@ -165,18 +172,24 @@ class Run:
         self.dir, self.meta, self.row = directory, meta, row
         self.id = meta["run_id"]
         self.tables = {}
+        src = row or {}
+        status = src.get("status") or meta["status"]
         for name in RUN_TABLES:
             p = os.path.join(directory, name)
-            self.tables[name] = read_table(p) if os.path.exists(p) else None
-        src = row or {}
+            if os.path.exists(p):
+                self.tables[name] = read_table(p)
+            elif status == "finished" and name in FINISHED_TABLES:
+                raise ResultsError(p, "missing, but the run finished (partial results?)")
+            else:
+                self.tables[name] = None
         self.variant = meta["variant"]
         self.backend = meta["backend"]
         self.ranks = meta["ranks"]
         self.replicas = meta["replicas"]
         self.records = meta["workload"]["records"]
         self.workload = src.get("workload") or meta["workload"]["name"]
-        self.failures = meta["failures"]
-        self.status = src.get("status") or meta["status"]
+        self.failures = meta["failures"] or ""
+        self.status = status
         self.repetition = src.get("repetition")
         kills = self.tables["kills.csv"]
         if kills and meta.get("run_start_wallclock") is None:
@@ -196,9 +209,10 @@ class Run:
         return self.meta.get("run_start_wallclock")
 
     def key(self):
-        """The configuration a run is grouped by for medians over repetitions."""
+        """The configuration a run is grouped by for medians over repetitions:
+        a tuple in the order of KEY_FIELDS."""
         return (self.variant, self.backend, self.ranks, self.replicas, self.workload,
-                self.failures)
+                self.records, self.failures)
 
 
 class Campaign:
@@ -255,12 +269,21 @@ class Campaign:
         self.name = ", ".join(names) if names else os.path.basename(os.path.abspath(path))
 
     def all_runs(self):
-        """Every run for counting: (variant, backend, status, Run or None),
-        from runs.csv plus the runs it does not list."""
-        out = [(r["variant"], r["backend"], r["status"], r["run"]) for r in self.rows]
+        """Every run for counting: [(key, status, Run or None)] from runs.csv
+        plus the runs it does not list; key as Run.key()."""
+        out = []
+        for r in self.rows:
+            run = r["run"]
+            key = run.key() if run else (r["variant"], r["backend"], r["ranks"], r["replicas"],
+                                         r["workload"], None, r["failures"] or "")
+            out.append((key, r["status"], run))
         listed = {r["run_id"] for r in self.rows}
-        out += [(r.variant, r.backend, r.status, r) for r in self.runs if r.id not in listed]
+        out += [(r.key(), r.status, r) for r in self.runs if r.id not in listed]
         return out
+
+    def variants(self):
+        """Every variant of the campaign, runs.csv and meta.json alike."""
+        return {k[0] for k, _, _ in self.all_runs()}
 
     def finished(self):
         return [r for r in self.runs if r.finished]

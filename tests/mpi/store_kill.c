@@ -7,7 +7,8 @@
  * run: 6 allocate recreate-copy 3 2
  * run: 6 allocate recreate-copy 2 1 0 seq
  *
- * Arguments: backend variant r kills [spares] [seq].  Every rank runs a
+ * Arguments: backend variant r kills [spares] [seq]; $KV_TEST_SEED varies
+ * the victims and the moments (the soak target, experiments/soak.sh).  Every rank runs a
  * mixed workload of puts (own keys), gets and counter increments; `kills`
  * ranks (never rank 0), chosen with a fixed seed, raise SIGKILL at random
  * operations -- at once, or one after another ("seq", each after the
@@ -60,6 +61,10 @@ int main(int argc, char **argv) {
     c.spares = argc > 5 ? atoi(argv[5]) : 0;
     int seq = argc > 6 && strcmp(argv[6], "seq") == 0;
     if (seq) kills = size - c.spares - c.replicas;
+    if (getenv("KV_TEST_SEED")) {  /* the soak target varies victims and moments */
+        rng_state ^= strtoull(getenv("KV_TEST_SEED"), NULL, 10) * 0x9E3779B97F4A7C15ull;
+        for (int i = 0; i < 10; i++) rnd();
+    }
     kv_store *s;
     int rc = kv_open(MPI_COMM_WORLD, &c, &s);
     KVT_CHECK_RC(rc, KV_OK);

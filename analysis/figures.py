@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""Make every figure and table of one campaign.
+
+usage: analysis/figures.py RESULTS_DIR [--out DIR] [--no-gnuplot]
+
+RESULTS_DIR is results/CAMPAIGN/ (runs.csv and one RUN_ID/ per run, found by
+its meta.json; experiments/RESULTS.md).  DIR (default RESULTS_DIR/figures)
+receives every figure as PNG and PDF, summary.md and summary.csv, and
+data/*.csv plus data/vars.gp for the gnuplot scripts, which
+analysis/gnuplot.sh then runs (when gnuplot is installed) to make the
+*_gnuplot.png figures.  A malformed or partial input prints
+"error: FILE: problem" and exits 2.  Every figure is always written; one
+without data carries a "no data" note.  Runs with Debian's python3
+(/usr/bin/python3) and its matplotlib and numpy.
+"""
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+try:
+    import matplotlib  # noqa: F401
+    import numpy  # noqa: F401
+except ImportError as e:
+    sys.exit(f"error: {e.name} not found for {sys.executable}: run with /usr/bin/python3 "
+             "(Debian's python3-matplotlib and python3-numpy; `make deps` installs them)")
+
+import fig_baselines  # noqa: E402
+import fig_hangs  # noqa: E402
+import fig_latency  # noqa: E402
+import fig_overhead  # noqa: E402
+import fig_recovery  # noqa: E402
+import fig_timeline  # noqa: E402
+import summary  # noqa: E402
+from results import Campaign, ResultsError  # noqa: E402
+
+MODULES = (fig_timeline, fig_recovery, fig_latency, fig_overhead, fig_hangs, fig_baselines)
+FIGURES = ("throughput_timeline", "recovery_phases", "recovery_vs_ranks", "recovery_vs_pairs",
+           "latency_cdf", "overhead_replication", "hang_rate", "baseline_checkpoint",
+           "baseline_redis")
+GNUPLOT_FIGURES = ("throughput_timeline_gnuplot", "recovery_phases_gnuplot",
+                   "latency_cdf_gnuplot")
+
+
+def write_vars(path, gp):
+    """gnuplot variable file: strings quoted, numbers plain."""
+    with open(path, "w") as f:
+        f.write("# written by analysis/figures.py: values for analysis/gnuplot/*.gp\n")
+        for k, v in sorted(gp.items()):
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                f.write(f"{k} = {v}\n")
+            else:
+                s = str(v).replace("\\", "\\\\").replace('"', '\\"')
+                f.write(f'{k} = "{s}"\n')
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("results_dir", metavar="RESULTS_DIR")
+    ap.add_argument("--out", metavar="DIR", help="output directory (default RESULTS_DIR/figures)")
+    ap.add_argument("--no-gnuplot", action="store_true", help="skip the gnuplot figures")
+    a = ap.parse_args(argv)
+    try:
+        camp = Campaign(a.results_dir)
+    except ResultsError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    out = a.out or os.path.join(a.results_dir, "figures")
+    data = os.path.join(out, "data")
+    os.makedirs(data, exist_ok=True)
+    for old in glob.glob(os.path.join(data, "*.csv")) + glob.glob(os.path.join(data, "vars.gp")):
+        os.remove(old)
+    gp = {"campaign": camp.name}
+    files = []
+    for m in MODULES:
+        files += m.make(camp, out, gp)
+    files += summary.write(camp, out)
+    write_vars(os.path.join(data, "vars.gp"), gp)
+    n_fin = len(camp.finished())
+    print(f"campaign {camp.name}: {len(camp.all_runs())} runs ({n_fin} finished); "
+          f"{len(files)} files in {out}")
+    if a.no_gnuplot:
+        print("note: gnuplot figures skipped (--no-gnuplot)")
+    elif shutil.which("gnuplot"):
+        rc = subprocess.call(["bash", os.path.join(HERE, "gnuplot.sh"), out])
+        if rc != 0:
+            print(f"error: analysis/gnuplot.sh {out} failed (exit {rc})", file=sys.stderr)
+            return 1
+    else:
+        print("note: gnuplot not installed: the *_gnuplot.png figures are not made")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
