@@ -8,7 +8,6 @@ import os
 
 import matplotlib
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from results import KEY_FIELDS, PHASES  # noqa: E402
@@ -194,6 +193,7 @@ def group_labeler(keys):
 # ---- plotting -------------------------------------------------------------
 
 def figure(nrows=1, ncols=1, height=None, width=None, **kw):
+    import matplotlib.pyplot as plt   # here: the tables need no pyplot (import time)
     fig, axes = plt.subplots(nrows, ncols, figsize=(width or FIGSIZE[0], height or FIGSIZE[1]),
                              squeeze=False, **kw)
     return fig, axes
@@ -230,7 +230,8 @@ def legend(ax, loc="best", **kw):
             handles.append(h)
             labels.append(lab)
     if not handles:
-        handles = [matplotlib.patches.Patch(facecolor="none", edgecolor="#b00000")]
+        from matplotlib.patches import Patch
+        handles = [Patch(facecolor="none", edgecolor="#b00000")]
         labels = ["no data"]
     ax.legend(handles, labels, fontsize=8, loc=loc, framealpha=0.85, **kw)
 
@@ -243,6 +244,7 @@ def save(fig, out, name):
         p = os.path.join(out, f"{name}.{ext}")
         fig.savefig(p, dpi=DPI)
         paths.append(p)
+    import matplotlib.pyplot as plt
     plt.close(fig)
     return paths
 

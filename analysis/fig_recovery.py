@@ -101,7 +101,8 @@ def make_phases(camp, out, gp):
         a.set_xlim(-0.6, max(len(entries), 1) - 0.4)
     ax.set_ylabel("recovery time (ms), detection excluded")
     axd.set_ylabel("detection time (ms)")
-    ax.set_title("phases (median over runs of the maximum over ranks)", fontsize=9)
+    ax.set_title("phases: median over runs of the maximum over ranks\n(maxima of different "
+                 "ranks: the stack may exceed the total)", fontsize=9)
     axd.set_title("detection", fontsize=9)
     if not entries:
         C.note(ax, "no data: the campaign has no runs")

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Make every figure and table of one campaign.
 
-usage: analysis/figures.py RESULTS_DIR [--out DIR] [--no-gnuplot]
+usage: analysis/figures.py RESULTS_DIR [--out DIR] [--no-gnuplot] [--summary-only]
 
 RESULTS_DIR is results/CAMPAIGN/ (runs.csv and one RUN_ID/ per run, found by
 its meta.json; experiments/RESULTS.md).  DIR (default RESULTS_DIR/figures)
@@ -11,10 +11,12 @@ analysis/gnuplot.sh then runs (when gnuplot is installed) to make the
 *_gnuplot.png figures.  A malformed or partial input prints
 "error: FILE: problem" and exits 2.  Every figure is always written; one
 without data carries a "no data" note.  Runs with Debian's python3
-(/usr/bin/python3) and its matplotlib and numpy.
+(/usr/bin/python3) and its matplotlib and numpy; started by another python3
+without them, it runs itself again with /usr/bin/python3.
 """
 import argparse
 import glob
+import importlib
 import os
 import shutil
 import subprocess
@@ -22,24 +24,28 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 
 try:
-    import matplotlib  # noqa: F401
+    import matplotlib  # noqa: F401  (checked here for a clear message)
     import numpy  # noqa: F401
 except ImportError as e:
+    # `python3` may be another interpreter first on PATH (pyenv): use Debian's.
+    DEB = "/usr/bin/python3"
+    if (os.path.exists(DEB) and not os.environ.get("KV_FIGURES_REEXEC")
+            and os.path.realpath(sys.executable) != os.path.realpath(DEB)):
+        os.environ["KV_FIGURES_REEXEC"] = "1"
+        os.execv(DEB, [DEB, os.path.abspath(__file__)] + sys.argv[1:])
     sys.exit(f"error: {e.name} not found for {sys.executable}: run with /usr/bin/python3 "
              "(Debian's python3-matplotlib and python3-numpy; `make deps` installs them)")
 
-import fig_baselines  # noqa: E402
-import fig_hangs  # noqa: E402
-import fig_latency  # noqa: E402
-import fig_overhead  # noqa: E402
-import fig_recovery  # noqa: E402
-import fig_timeline  # noqa: E402
 import summary  # noqa: E402
 from results import Campaign, ResultsError  # noqa: E402
 
-MODULES = (fig_timeline, fig_recovery, fig_latency, fig_overhead, fig_hangs, fig_baselines)
+# The figure modules, imported after the input was checked (matplotlib's
+# import takes a second).
+MODULES = ("fig_timeline", "fig_recovery", "fig_latency", "fig_overhead", "fig_hangs",
+           "fig_baselines")
 FIGURES = ("throughput_timeline", "recovery_phases", "recovery_vs_ranks", "recovery_vs_pairs",
            "latency_cdf", "overhead_replication", "hang_rate", "baseline_checkpoint",
            "baseline_redis")
@@ -64,6 +70,8 @@ def main(argv=None):
     ap.add_argument("results_dir", metavar="RESULTS_DIR")
     ap.add_argument("--out", metavar="DIR", help="output directory (default RESULTS_DIR/figures)")
     ap.add_argument("--no-gnuplot", action="store_true", help="skip the gnuplot figures")
+    ap.add_argument("--summary-only", action="store_true",
+                    help="check the input and write summary.md and summary.csv only")
     a = ap.parse_args(argv)
     try:
         camp = Campaign(a.results_dir)
@@ -76,10 +84,12 @@ def main(argv=None):
     for old in glob.glob(os.path.join(data, "*.csv")) + glob.glob(os.path.join(data, "vars.gp")):
         os.remove(old)
     gp = {"campaign": camp.name}
-    files = []
-    for m in MODULES:
-        files += m.make(camp, out, gp)
-    files += summary.write(camp, out)
+    files = summary.write(camp, out)
+    if a.summary_only:
+        print(f"campaign {camp.name}: {len(camp.all_runs())} runs; wrote {', '.join(files)}")
+        return 0
+    for name in MODULES:
+        files += importlib.import_module(name).make(camp, out, gp)
     write_vars(os.path.join(data, "vars.gp"), gp)
     n_fin = len(camp.finished())
     print(f"campaign {camp.name}: {len(camp.all_runs())} runs ({n_fin} finished); "

@@ -25,11 +25,12 @@ PHASES = ("revoke", "shrink", "agree", "windows", "rereplicate")
 KEY_FIELDS = ("variant", "backend", "ranks", "replicas", "workload", "records", "failures")
 
 # Column -> type: i integer, f float, s text, e text that may be empty (an
-# empty failure spec), o latency op, p latency phase, t run status.  Order is the exact header.
+# empty failure spec), o latency op, p latency phase, t run status, u run
+# status or `pending` (runs.csv of a campaign not run to the end).  Order is the exact header.
 TABLES = {
     "runs.csv": [("run_id", "s"), ("variant", "s"), ("backend", "s"), ("ranks", "i"),
                  ("nodes", "i"), ("replicas", "i"), ("workload", "s"), ("failures", "e"),
-                 ("repetition", "i"), ("status", "t"), ("wall_s", "f")],
+                 ("repetition", "i"), ("status", "u"), ("wall_s", "f")],
     "timeline.csv": [("rank", "i"), ("t_start_s", "f"), ("t_end_s", "f"), ("ops", "i"),
                      ("read_ops", "i"), ("write_ops", "i"), ("failed_ops", "i")],
     "latency.csv": [("op", "o"), ("phase", "p"), ("count", "i"), ("p50_us", "f"),
@@ -50,10 +51,14 @@ FINISHED_TABLES = ("timeline.csv", "latency.csv", "latency_hist.csv")
 # Files whose presence marks a directory as a run (then meta.json is required).
 RUN_FILES = RUN_TABLES + ("schedule.csv", "papi.csv", "summary.txt")
 
-# meta.json fields the analysis uses: name -> accepted Python types.
+# meta.json fields the analysis uses: name -> accepted Python types.  Every
+# run has META_FIELDS (the runner's stub meta.json of a run that hung or
+# crashed has little more); a finished run's (the driver's) also has
+# FINISHED_FIELDS and workload.WORKLOAD_FIELDS.
 META_FIELDS = {"campaign": (str,), "run_id": (str,), "status": (str,), "variant": (str,),
                "backend": (str,), "ranks": (int,), "nodes": (int,), "replicas": (int,),
-               "spares": (int,), "workload": (dict,), "failures": (str,)}
+               "failures": (str,)}
+FINISHED_FIELDS = {"spares": (int,), "workload": (dict,), "run_start_wallclock": (int, float)}
 WORKLOAD_FIELDS = {"name": (str,), "records": (int,)}
 
 
@@ -86,7 +91,8 @@ def _value(text, kind, path, line, col):
     except ValueError:
         want = "an integer" if kind == "i" else "a number"
         raise ResultsError(path, f"column '{col}' is '{text}', expected {want} or NA", line)
-    allowed = {"o": OPS, "p": LAT_PHASES, "t": STATUSES}.get(kind)
+    allowed = {"o": OPS, "p": LAT_PHASES, "t": STATUSES,
+               "u": STATUSES + ("pending",)}.get(kind)
     if allowed and text not in allowed:
         raise ResultsError(path, f"column '{col}' is '{text}', expected one of {', '.join(allowed)}",
                            line)
@@ -144,24 +150,22 @@ def read_meta(path):
     if not isinstance(meta, dict):
         raise ResultsError(path, "not a JSON object")
 
-    def check(obj, fields, prefix):
-        for k, types in fields.items():
-            if k not in obj:
-                raise ResultsError(path, f"missing field '{prefix}{k}'")
-            v = obj[k]
-            if isinstance(v, bool) or not isinstance(v, types):
-                raise ResultsError(path, f"field '{prefix}{k}' is {json.dumps(v)}, expected "
-                                         f"{'/'.join(t.__name__ for t in types)}")
-    check(meta, META_FIELDS, "")
-    check(meta["workload"], WORKLOAD_FIELDS, "workload.")
+    check_fields(path, meta, META_FIELDS)
     if meta["status"] not in STATUSES:
         raise ResultsError(path, f"field 'status' is '{meta['status']}', expected one of "
                                  f"{', '.join(STATUSES)}")
-    rs = meta.get("run_start_wallclock")
-    if rs is not None and (isinstance(rs, bool) or not isinstance(rs, (int, float))):
-        raise ResultsError(path, f"field 'run_start_wallclock' is {json.dumps(rs)}, "
-                                 "expected a number (seconds since 1970)")
     return meta
+
+
+def check_fields(path, obj, fields, prefix=""):
+    """Every field present with one of its types (a bool is no int)."""
+    for k, types in fields.items():
+        if k not in obj:
+            raise ResultsError(path, f"missing field '{prefix}{k}'")
+        v = obj[k]
+        if isinstance(v, bool) or not isinstance(v, types):
+            raise ResultsError(path, f"field '{prefix}{k}' is {json.dumps(v)}, expected "
+                                     f"{'/'.join(t.__name__ for t in types)}")
 
 
 class Run:
@@ -173,7 +177,12 @@ class Run:
         self.id = meta["run_id"]
         self.tables = {}
         src = row or {}
-        status = src.get("status") or meta["status"]
+        status = src.get("status") if src.get("status") not in (None, "pending") \
+            else meta["status"]
+        mp = os.path.join(directory, "meta.json")
+        if status == "finished":
+            check_fields(mp, meta, FINISHED_FIELDS)
+            check_fields(mp, meta["workload"], WORKLOAD_FIELDS, "workload.")
         for name in RUN_TABLES:
             p = os.path.join(directory, name)
             if os.path.exists(p):
@@ -186,16 +195,12 @@ class Run:
         self.backend = meta["backend"]
         self.ranks = meta["ranks"]
         self.replicas = meta["replicas"]
-        self.records = meta["workload"]["records"]
-        self.workload = src.get("workload") or meta["workload"]["name"]
+        wl = meta.get("workload") if isinstance(meta.get("workload"), dict) else {}
+        self.records = wl.get("records")
+        self.workload = src.get("workload") or wl.get("name")
         self.failures = meta["failures"] or ""
         self.status = status
         self.repetition = src.get("repetition")
-        kills = self.tables["kills.csv"]
-        if kills and meta.get("run_start_wallclock") is None:
-            raise ResultsError(os.path.join(directory, "meta.json"),
-                               "missing field 'run_start_wallclock' (needed to place the "
-                               "kills of kills.csv on the timeline)")
 
     @property
     def finished(self):
@@ -206,6 +211,8 @@ class Run:
 
     @property
     def start(self):
+        """meta.json run_start_wallclock: the wall clock (s since 1970) of
+        timeline t = 0; present in every finished run."""
         return self.meta.get("run_start_wallclock")
 
     def key(self):
@@ -239,6 +246,8 @@ class Campaign:
                 continue
             mp = os.path.join(d, "meta.json")
             if not os.path.exists(mp):
+                if by_id.get(name, {}).get("status") == "pending":
+                    continue    # not run yet, or running now
                 if any(os.path.exists(os.path.join(d, f)) for f in RUN_FILES):
                     raise ResultsError(mp, "missing, but the directory holds run files")
                 continue
@@ -250,17 +259,24 @@ class Campaign:
             if row is None:
                 warn(f"{mp}: run '{name}' is not listed in {runs_csv}")
             else:
-                for f in ("variant", "backend", "ranks", "replicas"):
+                for f in ("variant", "backend"):
                     if row[f] != meta[f]:
                         raise ResultsError(mp, f"field '{f}' is {json.dumps(meta[f])} but "
                                                f"runs.csv says {json.dumps(row[f])}")
-                if row["status"] != meta["status"]:
+                for f in ("ranks", "replicas"):
+                    if row[f] != meta[f]:
+                        warn(f"{mp}: {f} {meta[f]}, runs.csv says {row[f]} (meta.json is used)")
+                if row["status"] not in (meta["status"], "pending"):
                     warn(f"{mp}: status '{meta['status']}', runs.csv says '{row['status']}' "
                          "(runs.csv is used)")
             run = Run(d, meta, row)
             self.runs.append(run)
             if row is not None:
                 row["run"] = run
+        pending = [r for r in self.rows if r["status"] == "pending" and "run" not in r]
+        if pending:
+            print(f"note: {len(pending)} run(s) of {runs_csv} pending (left out)")
+        self.rows = [r for r in self.rows if r not in pending]
         for r in self.rows:
             if "run" not in r:
                 r["run"] = None
@@ -276,7 +292,7 @@ class Campaign:
             run = r["run"]
             key = run.key() if run else (r["variant"], r["backend"], r["ranks"], r["replicas"],
                                          r["workload"], None, r["failures"] or "")
-            out.append((key, r["status"], run))
+            out.append((key, run.status if run else r["status"], run))
         listed = {r["run_id"] for r in self.rows}
         out += [(r.key(), r.status, r) for r in self.runs if r.id not in listed]
         return out

@@ -132,6 +132,10 @@ def expand(c):
     for combo in itertools.product(*(c["sweep"][k] for k in keys)):
         params = dict(c["fixed"])
         params.update(zip(keys, combo))
+        if params.get("store.variant") == "none" and params.get("store.replicas", "1") != "1":
+            continue  # the baseline has no replicas: one run per sweep point, r = 1
+        if params.get("store.variant") == "none":
+            params["store.replicas"] = "1"
         launch = {k: int(params.pop(k)) for k in list(params) if k in LAUNCH_KEYS}
         launch.setdefault("nodes", 1)
         if params.get("store.variant") == "spare" and "store.spares" not in params:

@@ -27,7 +27,7 @@ set style fill solid 0.9 border -1
 set key top left box opaque
 set size 0.62, 1
 set origin 0, 0
-set title "phases (median over runs of the maximum over ranks)"
+set title "phases: median over runs of the maximum over ranks (the stack may exceed the total)"
 set ylabel "recovery time (ms), detection excluded"
 plot f using 1:($2+$3+$4+$5+$6) with boxes lc rgb "#9467bd" title "rereplicate", \
      f using 1:($2+$3+$4+$5) with boxes lc rgb "#d62728" title "windows", \
