@@ -5,6 +5,8 @@
 #   make test     run every test; ends with "N passed, N failed[, N skipped]"
 #   make run      the main job: a default experiment with a kill and recovery
 #   make bench    benchmarks; result files land in results/bench/
+#   make soak     randomised kill runs per variant and backend (hang counts)
+#   make figures  DIR=results/CAMPAIGN: figures and summary table
 #   make install  PREFIX=/usr/local: header, libraries, kvstore.pc
 #
 # The MPI is the one scripts/deps.sh recorded in build/mpi.mk; make runs
@@ -120,6 +122,11 @@ test: all
 
 run: all
 	bash experiments/demo.sh
+
+# make figures DIR=results/CAMPAIGN (default: the default experiment)
+DIR ?= results/default
+figures:
+	python3 analysis/figures.py $(DIR)
 
 soak: all
 	bash experiments/soak.sh

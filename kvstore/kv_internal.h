@@ -130,8 +130,9 @@ struct kv_store {
 };
 
 /* store.c */
+/* A window over a fresh table; zeroed unless the caller overwrites it all. */
 int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **base, MPI_Win *win,
-                    bool *malloced);
+                    bool *malloced, bool zero);
 void kvo_abandon(kv_store *s, MPI_Win win, void *mem);
 int kvo_map_ranks(kv_store *s);
 

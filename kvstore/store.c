@@ -27,7 +27,7 @@ static const kvr_variant_ops *variant_ops(kv_variant v) {
 
 /* Allocate a zeroed table of `bytes` and a window over it on comm. */
 int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **base, MPI_Win *win,
-                    bool *malloced) {
+                    bool *malloced, bool zero) {
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "accumulate_ordering", "none");
@@ -56,7 +56,7 @@ int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **ba
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) return kvw_is_ft_error(rc) ? KV_ERR_INTERRUPTED : KV_ERR_MPI;
     MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
-    memset(*base, 0, bytes);
+    if (zero) memset(*base, 0, bytes);
     return KV_OK;
 }
 
@@ -135,7 +135,7 @@ static int open_table(kv_store *s) {
     s->buf2 = calloc(1, s->slot_size);
     if (!s->buf || !s->buf2) return KV_ERR_NOMEM;
     if (s->spare) return KV_OK;
-    int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced);
+    int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced, true);
     if (rc) return rc;
     return MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) == MPI_SUCCESS ? KV_OK : KV_ERR_MPI;
 }

@@ -13,7 +13,7 @@ int kvr_rebuild_copy(kv_store *s) {
     unsigned char *nb;
     MPI_Win nw;
     bool mal;
-    int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &nb, &nw, &mal);
+    int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &nb, &nw, &mal, s->base == NULL);
     if (rc) return rc;
     if (s->base) memcpy(nb, s->base, s->table_bytes);
     if (s->win != MPI_WIN_NULL) kvo_abandon(s, s->win, s->base_malloced ? s->base : NULL);

@@ -21,7 +21,7 @@ static int free_rebuild(kv_store *s) {
     if (s->base_malloced) free(s->base);
     s->base = NULL;
     s->win = MPI_WIN_NULL;
-    int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced);
+    int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced, false);
     if (rc == KV_OK) memcpy(s->base, save, s->table_bytes);
     free(save);
     return rc;

@@ -18,7 +18,7 @@ int kvr_rebuild_copy(kv_store *s);
 
 static int spare_rebuild(kv_store *s) {
     if (s->base) return kvr_rebuild_copy(s);
-    return kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced);
+    return kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced, true);
 }
 
 const kvr_variant_ops kvr_spare = {"spare", true, spare_rebuild};
