@@ -8,7 +8,7 @@ detection in a panel of its own.  Medians of phases need not add up to the
 median total.  Writes data/recovery_phases.csv for gnuplot.
 
 recovery_vs_ranks, recovery_vs_pairs: the per-run total (ms) against
-meta.json ranks and workload.records, one line per variant (and the other
+meta.json ranks - spares and workload.records, one line per variant (and the other
 configuration fields that differ), median with min-max error bars.
 """
 import os
@@ -185,8 +185,9 @@ def _make_vs(camp, out, name, xname, xlabel, xof, drop):
 
 def make(camp, out, gp):
     files = make_phases(camp, out, gp)
-    files += _make_vs(camp, out, "recovery_vs_ranks", "ranks", "ranks (MPI processes)",
-                      lambda r: r.ranks, KEY_FIELDS.index("ranks"))
+    files += _make_vs(camp, out, "recovery_vs_ranks", "ranks",
+                      "ranks holding data (MPI processes, spares excluded)",
+                      lambda r: r.ranks - r.spares, KEY_FIELDS.index("ranks"))
     files += _make_vs(camp, out, "recovery_vs_pairs", "pairs held",
                       "pairs held (meta.json workload.records, pairs)", lambda r: r.records,
                       KEY_FIELDS.index("records"))

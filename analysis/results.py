@@ -195,6 +195,7 @@ class Run:
         self.backend = meta["backend"]
         self.ranks = meta["ranks"]
         self.replicas = meta["replicas"]
+        self.spares = meta.get("spares") or 0
         wl = meta.get("workload") if isinstance(meta.get("workload"), dict) else {}
         self.records = wl.get("records")
         self.workload = src.get("workload") or wl.get("name")

@@ -2,6 +2,7 @@
 # bench.sh -- `make bench`: the benchmarks, results in results/bench/.
 #
 #   store-vs-raw.csv  kv_get / kv_put against the raw RMA they need (2 ranks)
+#   ycsb.csv          failure-free YCSB A, B, C per variant and ranks
 #   recovery.csv      one kill per run: variants x ranks x pairs x reps
 # Each benchmark prints its table; the CSV files are rewritten by each run
 # of the benchmark (BENCH=name runs just one).  The recovery matrix is
@@ -21,6 +22,34 @@ if want store-vs-raw; then
     "$ROOT/scripts/kvrun" -n 2 --timeout 600 -- "$BIN/bench_store_raw" "$b" "$f" "${OPS:-100000}" 9 \
       | grep -v '^\[rank\|^PASS'
   done
+  echo "wrote $f"
+fi
+
+if want ycsb; then
+  # Failure-free YCSB A, B, C per variant and ranks, closed loop; the
+  # overhead of fault tolerance is the throughput against variant none.
+  f=$OUT/ycsb.csv
+  echo "workload,variant,backend,ranks,throughput_ops_per_s,p50_us,p99_us" > "$f"
+  for w in a b c; do
+    for n in ${YCSB_RANKS:-2 4 8}; do
+      for v in none recreate-copy recreate-inplace recreate-free spare; do
+        r=2; np=$n; sp=0; [ "$v" = none ] && r=1; [ "$v" = spare ] && { np=$((n + 1)); sp=1; }
+        d=$(mktemp -d)
+        "$ROOT/scripts/kvrun" -n "$np" --timeout 120 -- "$BIN/kv_driver" workload.workload=$w \
+          workload.records=20000 workload.operations=0 workload.duration_s=${YCSB_SECONDS:-3} \
+          workload.value_bytes=64 store.max_value=64 store.slots_per_rank=32768 store.variant=$v \
+          store.replicas=$r store.spares=$sp driver.progress=0 driver.out="$d" > "$d/log" 2>&1
+        tput=$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$d/summary.txt" 2>/dev/null)
+        p50=$(awk -F, '$1=="read" && $2=="all" {print $4}' "$d/latency.csv" 2>/dev/null)
+        p99=$(awk -F, '$1=="read" && $2=="all" {print $6}' "$d/latency.csv" 2>/dev/null)
+        echo "$w,$v,allocate,$n,${tput:-NA},${p50:-NA},${p99:-NA}" | tee -a "$f"
+        rm -rf "$d"
+      done
+    done
+  done
+  echo "failure-free overhead on YCSB B (throughput of none / variant - 1):"
+  awk -F, '$1=="b" && $2=="none" {base[$4]=$5} $1=="b" && $2!="none" && $5!="NA" {
+    if (base[$4] > 0) printf "  %-17s ranks %-3s %+6.1f%%\n", $2, $4, (base[$4] / $5 - 1) * 100}' "$f"
   echo "wrote $f"
 fi
 

@@ -12,7 +12,8 @@
  */
 #include "kv_internal.h"
 
-#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
 
 int kvr_rebuild_copy(kv_store *s);
 
@@ -33,7 +34,9 @@ int kv_spare_wait(kv_store *s) {
             continue;
         }
         if (s->watch_req == MPI_REQUEST_NULL) return KV_ERR_CLOSED;
-        sched_yield();
+        /* An idle spare must not take a core from the members. */
+        struct timespec nap = {0, 50000};
+        nanosleep(&nap, NULL);
     }
     return KV_OK;
 }
