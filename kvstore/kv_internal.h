@@ -151,7 +151,21 @@ static inline bool kvw_maybe(kv_store *s) {
 bool kvw_is_ft_error(int mpi_err);
 void kvw_alarm(kv_store *s);
 
-/* recover.c */
+/* recover.c: state carried across restarts of one recovery. */
+typedef struct kvr_ctx {
+    int nold;
+    int *old_ids;        /* members before this recovery (placement basis) */
+    bool *failed;        /* by id: holder died (cumulative over restarts) */
+    uint32_t *homes;     /* union of affected homes, sorted */
+    int nhomes;
+    kv_recovery_times rt;
+} kvr_ctx;
+bool kvr_home_affected(const kvr_ctx *c, uint32_t home);
+int kvr_cmp_u32(const void *a, const void *b);
+int kvr_ft_status(int mpi_rc);
+/* rereplicate.c: restore r copies of every pair (collective over s->comm). */
+int kvr_rereplicate(kv_store *s, kvr_ctx *c);
+
 int kvr_recover(kv_store *s);
 void kvr_note_affected(kv_store *s, uint32_t home);
 int kvr_serve_spare(kv_store *s);

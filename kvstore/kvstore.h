@@ -217,6 +217,7 @@ typedef struct kv_stats {
     long long pairs_restored;   /* copies pushed during re-replication */
     long long windows_abandoned;/* old windows left allocated by the workaround */
     long long locks_broken;     /* slot locks of failed ranks reset */
+    long long restore_full;     /* restored copies that found no free slot (lost there) */
 } kv_stats;
 int kv_get_stats(const kv_store *s, kv_stats *out);
 

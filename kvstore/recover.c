@@ -43,17 +43,7 @@ void kvr_note_affected(kv_store *s, uint32_t home) {
 
 static double us_since(double t0) { return (kv_wtime() - t0) * 1e6; }
 
-/* State carried across restarts of one recovery. */
-typedef struct kvr_ctx {
-    int nold;
-    int *old_ids;        /* members before this recovery (placement basis) */
-    bool *failed;        /* by id: holder died (cumulative over restarts) */
-    uint32_t *homes;     /* union of affected homes, sorted */
-    int nhomes;
-    kv_recovery_times rt;
-} kvr_ctx;
-
-static int ft_status(int rc) {
+int kvr_ft_status(int rc) {
     if (rc == MPI_SUCCESS) return KV_OK;
     return kvw_is_ft_error(rc) ? KV_ERR_INTERRUPTED : KV_ERR_MPI;
 }
@@ -71,7 +61,7 @@ static int kvr_shrink(kv_store *s, kvr_ctx *c) {
     MPI_Comm nall;
     int rc = MPIX_Comm_shrink(s->all, &nall);
     c->rt.shrink_us += us_since(t);
-    if (rc != MPI_SUCCESS) return ft_status(rc);
+    if (rc != MPI_SUCCESS) return kvr_ft_status(rc);
     MPI_Comm_set_errhandler(nall, MPI_ERRORS_RETURN);
     if (s->comm != s->all && s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
     MPI_Comm_free(&s->all);
@@ -83,14 +73,14 @@ static int kvr_shrink(kv_store *s, kvr_ctx *c) {
     int ok = 1;
     rc = MPIX_Comm_agree(s->all, &ok);
     c->rt.agree_us += us_since(t);
-    return ft_status(rc);
+    return kvr_ft_status(rc);
 }
 
 /* Who holds which id now; spares take over failed ids; member comm. */
 static int kvr_membership(kv_store *s, kvr_ctx *c) {
     s->all_ids = realloc(s->all_ids, (size_t)s->all_size * sizeof(int));
     int rc = MPI_Allgather(&s->my_id, 1, MPI_INT, s->all_ids, 1, MPI_INT, s->all);
-    if (rc != MPI_SUCCESS) return ft_status(rc);
+    if (rc != MPI_SUCCESS) return kvr_ft_status(rc);
     bool held[s->nids > 0 ? s->nids : 1];
     memset(held, 0, sizeof held);
     for (int i = 0; i < s->all_size; i++)
@@ -116,7 +106,7 @@ static int kvr_membership(kv_store *s, kvr_ctx *c) {
         s->comm = s->all;
     } else {
         rc = MPI_Comm_split(s->all, s->my_id >= 0 ? 0 : MPI_UNDEFINED, s->my_id, &s->comm);
-        if (rc != MPI_SUCCESS) return ft_status(rc);
+        if (rc != MPI_SUCCESS) return kvr_ft_status(rc);
     }
     if (s->my_id < 0) return KV_OK;  /* still a spare */
     MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
@@ -145,7 +135,7 @@ static void kvr_break_locks(kv_store *s, kvr_ctx *c) {
     }
 }
 
-static int cmp_u32(const void *a, const void *b) {
+int kvr_cmp_u32(const void *a, const void *b) {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return (x > y) - (x < y);
 }
@@ -169,57 +159,14 @@ static int kvr_share_affected(kv_store *s, kvr_ctx *c) {
     free(counts);
     free(displs);
     if (!c->homes) return KV_ERR_NOMEM;
-    if (rc != MPI_SUCCESS) return ft_status(rc);
-    qsort(c->homes, (size_t)total, sizeof(uint32_t), cmp_u32);
+    if (rc != MPI_SUCCESS) return kvr_ft_status(rc);
+    qsort(c->homes, (size_t)total, sizeof(uint32_t), kvr_cmp_u32);
     c->nhomes = total;
     return KV_OK;
 }
 
-static bool home_affected(const kvr_ctx *c, uint32_t home) {
-    return c->nhomes && bsearch(&home, c->homes, (size_t)c->nhomes, sizeof home, cmp_u32);
-}
-
-/* Push one local pair to the other members of its new replica set. */
-static int kvr_push(kv_store *s, kvr_ctx *c, const unsigned char *slot, unsigned char *img) {
-    memcpy(img, slot, s->slot_size);  /* stable copy: others may push into slot */
-    enum kvs_state st = kvs_decode(img, s->slot_size, s->cfg.max_key, s->cfg.max_value);
-    if (st != KVS_LIVE && st != KVS_DELETED) return KV_OK;
-    const kvs_hdr *h = kvs_hdr_of(img);
-    if (h->version == 0) return KV_OK;  /* placeholder of a broken write */
-    uint32_t klen = KVS_KLEN(h);
-    uint64_t kh = kvh_hash(kvs_key_of(img), klen, 0);
-    int r = s->cfg.replicas, oldset[16], newset[16];
-    int nr_old = r < c->nold ? r : c->nold, nr_new = r < s->size ? r : s->size;
-    kvh_place(kh, c->old_ids, c->nold, nr_old, oldset);
-    bool lost_member = false, mine = false;
-    for (int i = 0; i < nr_old; i++) {
-        lost_member |= c->failed[oldset[i]];
-        mine |= oldset[i] == s->my_id;
-    }
-    if (!mine || (!lost_member && !home_affected(c, (uint32_t)(kh % s->nslots)))) return KV_OK;
-    kvh_place(kh, s->live_ids, s->size, nr_new, newset);
-    for (int i = 0; i < nr_new; i++) {
-        if (newset[i] == s->my_id) continue;
-        int rc = kvo_put_version(s, kvs_key_of(img), klen, kvs_val_of(img, s->cfg.max_key), h->vlen,
-                                 st == KVS_DELETED, h->version, newset[i]);
-        if (rc == KV_ERR_INTERRUPTED) return rc;
-        if (rc == KV_OK) s->st.pairs_restored++, c->rt.pairs_restored++;
-    }
-    return KV_OK;
-}
-
-static int kvr_rereplicate(kv_store *s, kvr_ctx *c) {
-    unsigned char *img = malloc(s->slot_size);
-    if (!img) return KV_ERR_NOMEM;
-    int rc = KV_OK;
-    for (size_t i = 0; i < s->nslots && rc == KV_OK; i++) {
-        const unsigned char *slot = s->base + i * s->slot_size;
-        if (kvs_hdr_of(slot)->version == 0) continue;  /* empty: skip fast */
-        rc = kvr_push(s, c, slot, img);
-        if ((i & 1023) == 0 && rc == KV_OK && kvw_test(s)) rc = KV_ERR_INTERRUPTED;
-    }
-    free(img);
-    return rc;
+bool kvr_home_affected(const kvr_ctx *c, uint32_t home) {
+    return c->nhomes && bsearch(&home, c->homes, (size_t)c->nhomes, sizeof home, kvr_cmp_u32);
 }
 
 static int kvr_attempt(kv_store *s, kvr_ctx *c) {
@@ -241,8 +188,6 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
         t = kv_wtime();
         rc = s->vt->rebuild(s);
         if (rc == KV_OK && MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) != MPI_SUCCESS) rc = KV_ERR_MPI;
-        /* Nobody pushes into a table that its owner is still filling. */
-        if (rc == KV_OK) rc = ft_status(MPI_Barrier(s->comm));
         c->rt.windows_us += us_since(t);
         if (rc) return rc;
         t = kv_wtime();
@@ -252,7 +197,7 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     }
     t = kv_wtime();
     int ok = 1;
-    rc = ft_status(MPIX_Comm_agree(s->all, &ok));
+    rc = kvr_ft_status(MPIX_Comm_agree(s->all, &ok));
     c->rt.agree_us += us_since(t);
     return s->failure_pending ? KV_ERR_INTERRUPTED : rc;
 }
@@ -316,11 +261,11 @@ int kv_recover(kv_store *s) {
 static int kvr_barrier_once(kv_store *s) {
     MPI_Request req;
     int rc = MPI_Ibarrier(s->comm, &req);
-    if (rc != MPI_SUCCESS) return ft_status(rc);
+    if (rc != MPI_SUCCESS) return kvr_ft_status(rc);
     for (;;) {
         int done = 0;
         rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) return ft_status(rc);
+        if (rc != MPI_SUCCESS) return kvr_ft_status(rc);
         if (done) return KV_OK;
         /* On a failure the request is left behind, not freed: freeing an
          * active collective request is an error in Open MPI 5.0.7 and
@@ -334,7 +279,7 @@ int kv_barrier(kv_store *s) {
     if (!s) return KV_ERR_ARG;
     if (s->spare) return KV_ERR_SPARE;
     for (int round = 0; round < 4 * KVR_MAX_RESTARTS; round++) {
-        int rc = s->vt->detects ? kvr_barrier_once(s) : ft_status(MPI_Barrier(s->comm));
+        int rc = s->vt->detects ? kvr_barrier_once(s) : kvr_ft_status(MPI_Barrier(s->comm));
         if (rc == KV_OK) return s->size < s->cfg.replicas ? KV_WARN_DEGRADED : KV_OK;
         if (rc != KV_ERR_INTERRUPTED) return rc;
         s->failure_pending = true;

@@ -30,6 +30,7 @@ static const struct {
     C(pairs_restored, "copies pushed during re-replication"),
     C(windows_abandoned, "old windows left allocated"),
     C(locks_broken, "slot locks of failed ranks reset"),
+    C(restore_full, "restored copies that found no free slot"),
 #undef C
 };
 #define NCOUNTERS (sizeof sde_counters / sizeof sde_counters[0])

@@ -25,7 +25,22 @@
 #include <stdint.h>
 
 #include "kvstore.h"
+#include "kv_internal.h"
 #include "kvtest.h"
+
+static void debug_key(kv_store *s, const char *key) {
+    size_t kl = strlen(key);
+    uint64_t kh = kvh_hash(key, kl, 0);
+    int set[4];
+    kvh_place(kh, s->live_ids, s->size, 2, set);
+    fprintf(stderr, "  debug %s: home %llu set {%d,%d} me id %d\n", key, (unsigned long long)(kh % s->nslots), set[0], set[1], s->my_id);
+    for (size_t i = 0; i < s->nslots; i++) {
+        unsigned char *sl = s->base + i * s->slot_size;
+        const kvs_hdr *h = kvs_hdr_of(sl);
+        if (KVS_KLEN(h) == kl && !memcmp(sl + KVS_HDR_SIZE, key, kl))
+            fprintf(stderr, "  debug %s at %zu: state %d version %llu klen %x vlen %u lock %llu\n", key, i, kvs_decode(sl, s->slot_size, s->cfg.max_key, s->cfg.max_value), (unsigned long long)h->version, h->klen, h->vlen, (unsigned long long)h->lock);
+    }
+}
 
 enum { NKEYS = 64, OPS = 3000 };
 
@@ -71,14 +86,15 @@ int main(int argc, char **argv) {
     if (rc) { kvt_finish(MPI_COMM_WORLD, "store_kill"); MPI_Finalize(); return 1; }
 
     /* Victims and moments, the same on every rank. */
-    int victim_op[64];
-    for (int r = 0; r < size; r++) victim_op[r] = -1;
+    int victim_op[64], victim_order[64];
+    for (int r = 0; r < size; r++) victim_op[r] = -1, victim_order[r] = 0;
     int members = size - c.spares;
     int at = OPS / 4 + (int)(rnd() % (OPS / 2));  /* simultaneous kills: one moment */
     for (int k = 0; k < kills; k++) {
         int v;
         do v = 1 + (int)(rnd() % (unsigned)(members - 1)); while (victim_op[v] >= 0);
         victim_op[v] = seq ? (k + 1) * OPS / (kills + 2) : at;
+        victim_order[v] = seq ? k : 0;  /* seq: the k-th victim waits for k recoveries */
     }
     if (kv_is_spare(s)) {
         rc = kv_spare_wait(s);
@@ -90,7 +106,8 @@ int main(int argc, char **argv) {
     if (!kv_is_spare(s)) {
         int me = rank;
         for (int it = 0; it < OPS; it++) {
-            if (it == victim_op[me]) raise(SIGKILL);
+            if (victim_op[me] >= 0 && it >= victim_op[me] && kv_recovery_count(s) >= victim_order[me])
+                raise(SIGKILL);
             int k = (int)(rnd() % NKEYS), kind = (int)(rnd() % 4);
             int other = (int)(rnd() % (unsigned)size);
             if (kind <= 1) {
@@ -115,6 +132,12 @@ int main(int argc, char **argv) {
                 KVT_CHECK(rc == KV_OK || rc == KV_WARN_DEGRADED);
             }
         }
+    }
+    /* A victim whose turn has not come yet waits for it: sequential kills
+     * are separated by recoveries, as the failure model requires. */
+    while (!kv_is_spare(s) && victim_op[rank] >= 0) {
+        if (kv_recovery_count(s) >= victim_order[rank]) raise(SIGKILL);
+        kv_poll(s);
     }
     /* A rank's own store may have been taken over from a spare: find who we are now. */
     rc = kv_barrier(s);
@@ -142,7 +165,7 @@ int main(int argc, char **argv) {
             KVT_CHECK(rc == KV_OK || rc == KV_WARN_DEGRADED);
             KVT_CHECK(len == strlen(val) && memcmp(got, val, len) == 0);
             if (rc != KV_OK && rc != KV_WARN_DEGRADED)
-                fprintf(stderr, "[rank %d] %s lost: %s\n", rank, key, kv_strerror(rc));
+            { fprintf(stderr, "[rank %d] %s lost: %s\n", rank, key, kv_strerror(rc)); debug_key(s, key); }
             checked++;
         }
     }

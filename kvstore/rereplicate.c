@@ -1,0 +1,172 @@
+/*
+ * rereplicate.c -- restoring r copies of every pair after a failure.
+ *
+ * Runs inside recovery, when no operation is in flight anywhere, so it
+ * needs neither RMA nor slot locks: every survivor scans its own table once
+ * and, for each pair whose old replica set lost a member (or whose home is
+ * "affected" by an interrupted write), packs the pair for every other
+ * member of its new replica set.  One MPI_Alltoallv moves all packs; each
+ * member then inserts what it received into its own table with
+ * put-if-newer semantics (a copy replaces only an older version of the
+ * same key), so the newest copy wins wherever copies disagree and a rerun
+ * after a restarted recovery changes nothing.  Cost: one pass over the
+ * local table plus one exchange, instead of a locked RMA write per pair.
+ */
+#include "kv_internal.h"
+
+#include <stdlib.h>
+
+/* A packed pair: header, then key and value, padded to 8 bytes. */
+typedef struct kvr_rec {
+    uint64_t version;
+    uint32_t klen;   /* with KVS_TOMB for a deletion */
+    uint32_t vlen;
+} kvr_rec;
+
+typedef struct kvr_buf {
+    unsigned char *data;
+    size_t len, cap;
+} kvr_buf;
+
+static size_t rec_size(uint32_t klen, uint32_t vlen) {
+    return (sizeof(kvr_rec) + (klen & ~KVS_TOMB) + vlen + 7) & ~(size_t)7;
+}
+
+static int buf_add(kvr_buf *b, const kvs_hdr *h, const unsigned char *key, const unsigned char *val) {
+    size_t need = rec_size(h->klen, h->vlen);
+    if (b->len + need > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 4096;
+        while (cap < b->len + need) cap *= 2;
+        unsigned char *d = realloc(b->data, cap);
+        if (!d) return KV_ERR_NOMEM;
+        b->data = d;
+        b->cap = cap;
+    }
+    kvr_rec r = {h->version, h->klen, h->vlen};
+    unsigned char *p = b->data + b->len;
+    memcpy(p, &r, sizeof r);
+    memcpy(p + sizeof r, key, KVS_KLEN(h));
+    memcpy(p + sizeof r + KVS_KLEN(h), val, h->vlen);
+    b->len += need;
+    return KV_OK;
+}
+
+/* Which members need this local pair; packs it for each of them. */
+static int pack_pair(kv_store *s, kvr_ctx *c, const unsigned char *slot, kvr_buf *bufs) {
+    enum kvs_state st = kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value);
+    if (st != KVS_LIVE && st != KVS_DELETED) return KV_OK;
+    const kvs_hdr *h = kvs_hdr_of(slot);
+    if (h->version == 0) return KV_OK;  /* placeholder of a broken write */
+    uint64_t kh = kvh_hash(kvs_key_of(slot), KVS_KLEN(h), 0);
+    int r = s->cfg.replicas, oldset[16], newset[16];
+    int nr_old = r < c->nold ? r : c->nold, nr_new = r < s->size ? r : s->size;
+    kvh_place(kh, c->old_ids, c->nold, nr_old, oldset);
+    bool lost_member = false, mine = false;
+    for (int i = 0; i < nr_old; i++) {
+        lost_member |= c->failed[oldset[i]];
+        mine |= oldset[i] == s->my_id;
+    }
+    if (!mine || (!lost_member && !kvr_home_affected(c, (uint32_t)(kh % s->nslots)))) return KV_OK;
+    kvh_place(kh, s->live_ids, s->size, nr_new, newset);
+    for (int i = 0; i < nr_new; i++) {
+        if (newset[i] == s->my_id) continue;
+        int rc = buf_add(&bufs[s->rank_of_id[newset[i]]], h, kvs_key_of(slot),
+                         kvs_val_of(slot, s->cfg.max_key));
+        if (rc) return rc;
+        s->st.pairs_restored++;
+        c->rt.pairs_restored++;
+    }
+    return KV_OK;
+}
+
+/* Put-if-newer of one received pair into the local table. */
+static void insert_local(kv_store *s, const kvr_rec *r, const unsigned char *key,
+                         const unsigned char *val) {
+    uint32_t klen = r->klen & ~KVS_TOMB;
+    uint64_t kh = kvh_hash(key, klen, 0);
+    uint32_t probes = (uint32_t)s->cfg.max_probe < s->nslots ? (uint32_t)s->cfg.max_probe
+                                                            : (uint32_t)s->nslots;
+    unsigned char *target = NULL;
+    for (uint32_t p = 0; p < probes; p++) {
+        unsigned char *slot = s->base + ((kh + p) % s->nslots) * s->slot_size;
+        enum kvs_state st = kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value);
+        if ((st == KVS_LIVE || st == KVS_DELETED) && kvs_key_is(slot, key, klen)) {
+            if (kvs_hdr_of(slot)->version >= r->version) return;  /* ours is as new */
+            target = slot;
+            break;
+        }
+        if ((st == KVS_EMPTY || st == KVS_DELETED) && !target) target = slot;
+        if (st == KVS_EMPTY) break;
+    }
+    if (!target) {
+        s->st.restore_full++;  /* no room within max_probe: the copy is lost here */
+        return;
+    }
+    if ((r->klen & KVS_TOMB) && kvs_decode(target, s->slot_size, s->cfg.max_key, s->cfg.max_value) == KVS_EMPTY)
+        return;  /* absent already means deleted */
+    uint64_t lock = kvs_hdr_of(target)->lock;
+    kvs_encode(target, r->version, key, klen, val, r->vlen, (r->klen & KVS_TOMB) != 0, s->cfg.max_key);
+    ((kvs_hdr *)(void *)target)->lock = lock;
+}
+
+static void insert_all(kv_store *s, const unsigned char *data, size_t len) {
+    size_t off = 0;
+    while (off + sizeof(kvr_rec) <= len) {
+        kvr_rec r;
+        memcpy(&r, data + off, sizeof r);
+        size_t sz = rec_size(r.klen, r.vlen);
+        if ((r.klen & ~KVS_TOMB) > s->cfg.max_key || r.vlen > s->cfg.max_value ||
+            off + sz > len)
+            break;  /* a malformed record ends the stream (never happens between peers) */
+        const unsigned char *key = data + off + sizeof r;
+        insert_local(s, &r, key, key + (r.klen & ~KVS_TOMB));
+        off += sz;
+    }
+}
+
+/* Exchange the packs (counts, then bytes) and insert what arrived. */
+static int exchange(kv_store *s, kvr_buf *bufs) {
+    int n = s->size, rc = KV_ERR_NOMEM;
+    int *sc = calloc((size_t)n, sizeof(int)), *rcn = calloc((size_t)n, sizeof(int));
+    int *sd = calloc((size_t)n, sizeof(int)), *rd = calloc((size_t)n, sizeof(int));
+    unsigned char *sendb = NULL, *recvb = NULL;
+    size_t stot = 0, rtot = 0;
+    if (!sc || !rcn || !sd || !rd) goto out;
+    for (int i = 0; i < n; i++) {
+        if (bufs[i].len > (size_t)1 << 30) { rc = KV_ERR_NOMEM; goto out; }  /* int counts */
+        sc[i] = (int)bufs[i].len;
+        sd[i] = (int)stot;
+        stot += bufs[i].len;
+    }
+    rc = kvr_ft_status(MPI_Alltoall(sc, 1, MPI_INT, rcn, 1, MPI_INT, s->comm));
+    if (rc) goto out;
+    for (int i = 0; i < n; i++) {
+        rd[i] = (int)rtot;
+        rtot += (size_t)rcn[i];
+    }
+    rc = KV_ERR_NOMEM;
+    sendb = malloc(stot + 1);
+    recvb = malloc(rtot + 1);
+    if (!sendb || !recvb || stot > INT32_MAX || rtot > INT32_MAX) goto out;
+    for (int i = 0; i < n; i++) memcpy(sendb + sd[i], bufs[i].data, bufs[i].len);
+    rc = kvr_ft_status(MPI_Alltoallv(sendb, sc, sd, MPI_BYTE, recvb, rcn, rd, MPI_BYTE, s->comm));
+    if (rc == KV_OK) insert_all(s, recvb, rtot);
+out:
+    free(sc); free(rcn); free(sd); free(rd); free(sendb); free(recvb);
+    return rc;
+}
+
+int kvr_rereplicate(kv_store *s, kvr_ctx *c) {
+    kvr_buf *bufs = calloc((size_t)s->size, sizeof *bufs);
+    if (!bufs) return KV_ERR_NOMEM;
+    int rc = KV_OK;
+    for (size_t i = 0; i < s->nslots && rc == KV_OK; i++) {
+        const unsigned char *slot = s->base + i * s->slot_size;
+        if (kvs_hdr_of(slot)->version == 0 && kvs_hdr_of(slot)->klen == 0) continue;  /* empty */
+        rc = pack_pair(s, c, slot, bufs);
+    }
+    if (rc == KV_OK) rc = exchange(s, bufs);
+    for (int i = 0; i < s->size; i++) free(bufs[i].data);
+    free(bufs);
+    return rc;
+}
