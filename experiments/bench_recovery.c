@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     int members = size - c.spares;
-    c.slots_per_rank = (size_t)(pairs * 2 * 2 / members) + 4096;  /* load factor <= 1/2 */
+    c.slots_per_rank = (size_t)(pairs * 2 * 3 / members) + 4096;  /* load <= 1/3, 1/2 after a loss */
     kv_store *s;
     int rc = kv_open(MPI_COMM_WORLD, &c, &s);
     if (rc) {

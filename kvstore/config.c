@@ -27,7 +27,7 @@ void kv_config_default(kv_config *cfg) {
     cfg->variant = KV_VARIANT_RECREATE_COPY;
     cfg->spares = 0;
     cfg->poll_interval = 64;
-    cfg->max_probe = 32;
+    cfg->max_probe = 256;
     cfg->read_retries = 16;
     cfg->lock_timeout_ms = 1000.0;
 }

@@ -93,7 +93,7 @@ typedef struct kv_config {
     kv_variant variant;       /* recovery variant (default KV_VARIANT_RECREATE_COPY) */
     int spares;               /* ranks held back as spares, variant spare only (default 0) */
     int poll_interval;        /* operations between watchdog tests (default 64) */
-    int max_probe;            /* linear-probe length before KV_ERR_FULL (default 32) */
+    int max_probe;            /* linear-probe length before KV_ERR_FULL (default 256) */
     int read_retries;         /* re-reads of a torn copy before the next replica (default 16) */
     double lock_timeout_ms;   /* wait for a live writer's slot lock (default 1000) */
 } kv_config;
