@@ -86,7 +86,9 @@ int main(int argc, char **argv) {
         if (f) { fprintf(f, "%.6f\n", kv_wtime()); fflush(f); fclose(f); }
         raise(SIGKILL);
     }
-    while (!kv_is_spare(s) && rank != members && (rc = kv_poll(s)) == KV_OK) {}
+    /* Wait for the recovery (it may already have run inside kv_barrier, if
+     * this rank was still in it when the victim died). */
+    while (!kv_is_spare(s) && rank != members && kv_recovery_count(s) == 0 && kv_poll(s) == KV_OK) {}
     rc = kv_barrier(s);
     long lost = 0;
     for (long i = kv_rank(s); i < pairs; i += kv_size(s) * 7L) {  /* a sample */

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""bench_report.py -- the benchmark tables of the README, from results/bench/.
+
+Reads store-vs-raw.csv, recovery.csv, ycsb.csv and soak.csv (whichever
+exist) and prints Markdown tables: medians over repetitions, with the
+number of runs behind each value.  The README's numbers are this script's
+output; rerun it after `make bench` / `make soak` to refresh them.
+"""
+import csv
+import os
+import statistics
+import sys
+
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "bench")
+
+
+def rows(name):
+    path = os.path.join(BENCH, name)
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def med(values):
+    vals = [float(v) for v in values if v not in ("", "NA")]
+    return statistics.median(vals) if vals else float("nan")
+
+
+def store_vs_raw():
+    r = rows("store-vs-raw.csv")
+    if not r:
+        return
+    print("| operation | backend | ranks | store (us) | raw RMA (us) | ratio |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for x in r:
+        print(f"| {x['operation']} | {x['backend']} | {x['ranks']} | {float(x['store_us']):.3f} | "
+              f"{float(x['raw_us']):.3f} | {float(x['ratio']):.2f} |")
+    print()
+
+
+def recovery():
+    r = rows("recovery.csv")
+    if not r:
+        return
+    groups = {}
+    for x in r:
+        groups.setdefault((x["variant"], int(x["ranks"]), int(x["pairs"])), []).append(x)
+    print("| variant | ranks | pairs | runs | hung | detect (ms) | windows (ms) | re-replicate (ms) "
+          "| total excl. detect (ms) | lost in sample |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for (v, n, p), g in sorted(groups.items()):
+        ok = [x for x in g if x["hang"] == "no"]
+        hung = len(g) - len(ok)
+        ms = lambda col: med([x[col] for x in ok]) / 1000  # noqa: E731
+        lost = sum(int(x["lost"]) for x in ok if x["lost"] not in ("", "NA"))
+        print(f"| {v} | {n} | {p} | {len(g)} | {hung} | {ms('detect_us'):.1f} | {ms('windows_us'):.1f} | "
+              f"{ms('rereplicate_us'):.1f} | {ms('total_us'):.1f} | {lost} |")
+    print()
+
+
+def ycsb():
+    r = rows("ycsb.csv")
+    if not r:
+        return
+    print("| workload | ranks | " + " | ".join(
+        v for v in ("none", "recreate-copy", "recreate-inplace", "recreate-free", "spare")) + " |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    table = {}
+    for x in r:
+        table.setdefault((x["workload"], int(x["ranks"])), {})[x["variant"]] = x["throughput_ops_per_s"]
+    for (w, n), t in sorted(table.items()):
+        cells = []
+        for v in ("none", "recreate-copy", "recreate-inplace", "recreate-free", "spare"):
+            val = t.get(v, "NA")
+            cells.append("NA" if val in ("", "NA") else f"{float(val) / 1000:.0f}k")
+        print(f"| {w.upper()} | {n} | " + " | ".join(cells) + " |")
+    print()
+    print("Failure-free overhead on YCSB B (throughput of `none` / variant - 1):")
+    print()
+    for (w, n), t in sorted(table.items()):
+        if w != "b" or t.get("none", "NA") in ("", "NA"):
+            continue
+        parts = []
+        for v in ("recreate-copy", "recreate-inplace", "recreate-free", "spare"):
+            if t.get(v, "NA") not in ("", "NA"):
+                parts.append(f"{v} {(float(t['none']) / float(t[v]) - 1) * 100:+.0f}%")
+        print(f"- {n} ranks: " + ", ".join(parts))
+    print()
+
+
+def soak():
+    r = rows("soak.csv")
+    if not r:
+        return
+    groups = {}
+    for x in r:
+        groups.setdefault((x["variant"], x["backend"]), []).append(x["outcome"])
+    print("| variant | backend | runs | passed | failed | hung |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for (v, b), g in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        print(f"| {v} | {b} | {len(g)} | {g.count('pass')} | {g.count('fail')} | {g.count('hang')} |")
+    print()
+
+
+if __name__ == "__main__":
+    parts = sys.argv[1:] or ["store-vs-raw", "recovery", "ycsb", "soak"]
+    for p in parts:
+        {"store-vs-raw": store_vs_raw, "recovery": recovery, "ycsb": ycsb, "soak": soak}[p]()
