@@ -11,6 +11,7 @@
  * that nothing was lost.  Rank 0 appends one CSV row:
  * variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,
  * agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang
+ * The ranks column counts the ranks holding data (spares excluded).
  * Usage: bench_recovery variant backend pairs repetition out.csv
  */
 #include <signal.h>
@@ -69,7 +70,8 @@ int main(int argc, char **argv) {
     char key[24];
     unsigned char v[64], got[64];
     double t0 = kvt_now();
-    if (kv_is_spare(s)) {
+    int was_spare = kv_is_spare(s);
+    if (was_spare) {
         rc = kv_spare_wait(s);  /* returns once it replaced the victim */
     } else for (long i = rank; i < pairs; i += members) {
         snprintf(key, sizeof key, "p%ld", i);
@@ -79,7 +81,7 @@ int main(int argc, char **argv) {
             MPI_Abort(MPI_COMM_WORLD, 3);
         }
     }
-    if (!kv_is_spare(s)) kv_barrier(s);
+    if (!was_spare) kv_barrier(s);
     if (rank == 0) printf("# loaded %ld pairs on %d ranks in %.2f s\n", pairs, size, kvt_now() - t0);
     if (rank == members - 1) {
         FILE *f = fopen(getenv("KV_KILL_LOG") ? getenv("KV_KILL_LOG") : "/dev/null", "w");
@@ -113,13 +115,13 @@ int main(int argc, char **argv) {
         FILE *f = fopen(argv[5], "a");
         if (f) {
             fprintf(f, "%s,%s,%d,%ld,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%lld,%ld,no\n", argv[1],
-                    argv[2], size, pairs, argv[4], detect, mx[0], mx[1], mx[2], mx[3], mx[4], mx[5],
+                    argv[2], members, pairs, argv[4], detect, mx[0], mx[1], mx[2], mx[3], mx[4], mx[5],
                     allpushed, alllost);
             fclose(f);
         }
         printf("%s %s ranks=%d pairs=%ld: detect %.0f us, recovery %.0f us (windows %.0f, "
                "re-replicate %.0f), %lld copies restored, %ld lost in sample\n",
-               argv[1], argv[2], size, pairs, detect, mx[5], mx[3], mx[4], allpushed, alllost);
+               argv[1], argv[2], members, pairs, detect, mx[5], mx[3], mx[4], allpushed, alllost);
     }
     if (alllost) kvt_errors++;
     MPI_Comm keep;
