@@ -19,13 +19,20 @@ for b in ${BACKENDS:-allocate create}; do
     n=4; extra=""; [ "$v" = spare ] && { n=5; extra=1; }
     for seed in $(seq 1 "$RUNS"); do
       t0=$(date +%s%N)
-      res=$(KV_TEST_SEED=$seed "$ROOT/scripts/kvrun" -n $n --timeout "${TIMEOUT:-60}" -- \
-            "$ROOT/build/tests/mpi/store_kill" "$b" "$v" 2 1 $extra 2>&1 | tr -d '\000' | tail -1)
+      log=$(mktemp)
+      KV_TEST_SEED=$seed "$ROOT/scripts/kvrun" -n $n --timeout "${TIMEOUT:-60}" -- \
+            "$ROOT/build/tests/mpi/store_kill" "$b" "$v" 2 1 $extra > "$log" 2>&1
+      res=$(tr -d '\000' < "$log" | tail -1)
       case $res in
         *"FINISHED PASS"*) o=pass ;;
         *HUNG*) o=hang ;;
         *) o=fail ;;
       esac
+      if [ "$o" != pass ]; then  # keep the evidence of every run that did not pass
+        mkdir -p "$(dirname "$OUT")/soak-logs"
+        tr -d '\000' < "$log" > "$(dirname "$OUT")/soak-logs/$v-$b-seed$seed.log"
+      fi
+      rm -f "$log"
       ms=$(( ($(date +%s%N) - t0) / 1000000 ))
       printf '%s,%s,%s,%s,%s,%d.%03d\n' "$v" "$b" "$n" "$seed" "$o" $((ms / 1000)) $((ms % 1000)) >> "$OUT"
     done
