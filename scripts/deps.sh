@@ -26,7 +26,7 @@ log() { printf '[deps %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { printf '[deps] error: %s\n' "$*" >&2; exit 1; }
 
 APT_PACKAGES=(
-  build-essential pkg-config dpkg-dev bzip2 perl python3 ca-certificates
+  build-essential pkg-config dpkg-dev bzip2 xz-utils patch perl python3 ca-certificates
   libcmocka-dev libpapi-dev papi-tools libsde1
   gnuplot-nox python3-matplotlib python3-numpy
   slurm-wlm slurm-client munge
