@@ -163,6 +163,9 @@ typedef struct kvr_ctx {
 bool kvr_home_affected(const kvr_ctx *c, uint32_t home);
 int kvr_cmp_u32(const void *a, const void *b);
 int kvr_ft_status(int mpi_rc);
+/* rereplicate.c: put-if-newer of a complete slot image into the local
+ * table (true if it was a valid image; *home = its key's home slot). */
+bool kvr_apply_image(kv_store *s, const unsigned char *img, uint64_t *home);
 /* rereplicate.c: restore r copies of every pair (collective over s->comm). */
 int kvr_rereplicate(kv_store *s, kvr_ctx *c);
 

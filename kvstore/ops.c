@@ -351,13 +351,26 @@ static int kvo_decide(kv_store *s, const kvo_key *k, kvo_rep *reps, int n, kvo_w
 }
 
 /* Write the image to every replica that needs it, one target at a time so
- * that a writer killed mid-way leaves at most one torn copy. */
+ * that a writer killed mid-way leaves at most one torn copy.  At each
+ * target the complete image goes first to this writer's journal slot
+ * (after the table), then into the key's slot: a slot overwritten in place
+ * and torn by the writer's death is repaired from the journal in recovery,
+ * so even a writer that holds another replica itself cannot take the old
+ * and the new value down with it. */
 static int kvo_store(kv_store *s, kvo_rep *reps, int n, const unsigned char *img, size_t len,
                      uint64_t version) {
     for (int i = 0; i < n; i++) {
         if (reps[i].found && reps[i].version >= version) continue;  /* push: already newer */
         if (s->failure_pending) return KV_ERR_INTERRUPTED;
-        int rc = MPI_Put(img + 8, (int)(len - 8), MPI_BYTE, reps[i].rank,
+        uint32_t journal = (uint32_t)(s->nslots + (size_t)s->my_id);
+        int rc = MPI_SUCCESS;
+        if (reps[i].rank != s->rank) {  /* a local copy dies with its writer: no journal */
+            rc = MPI_Put(img + 8, (int)(len - 8), MPI_BYTE, reps[i].rank, slot_disp(s, journal) + 8,
+                         (int)(len - 8), MPI_BYTE, s->win);
+            if (rc == MPI_SUCCESS) rc = MPI_Win_flush(reps[i].rank, s->win);
+        }
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Put(img + 8, (int)(len - 8), MPI_BYTE, reps[i].rank,
                          slot_disp(s, reps[i].target) + 8, (int)(len - 8), MPI_BYTE, s->win);
         if (rc == MPI_SUCCESS) rc = MPI_Win_flush(reps[i].rank, s->win);
         if (rc != MPI_SUCCESS) return kvo_mpi_fail(s, rc);

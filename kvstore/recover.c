@@ -133,6 +133,15 @@ static void kvr_break_locks(kv_store *s, kvr_ctx *c) {
         }
         h->lock = 0;
     }
+    /* Complete images a failed writer journalled here: put-if-newer, so a
+     * slot it tore while overwriting in place gets the new value back. */
+    for (int id = 0; id < s->nids; id++) {
+        if (!c->failed[id]) continue;
+        unsigned char *j = s->base + (s->nslots + (size_t)id) * s->slot_size;
+        uint64_t home;
+        if (kvr_apply_image(s, j, &home)) kvr_note_affected(s, (uint32_t)home);
+        memset(j, 0, s->slot_size);
+    }
 }
 
 int kvr_cmp_u32(const void *a, const void *b) {

@@ -109,6 +109,16 @@ static void insert_local(kv_store *s, const kvr_rec *r, const unsigned char *key
     ((kvs_hdr *)(void *)target)->lock = lock;
 }
 
+bool kvr_apply_image(kv_store *s, const unsigned char *img, uint64_t *home) {
+    enum kvs_state st = kvs_decode(img, s->slot_size, s->cfg.max_key, s->cfg.max_value);
+    const kvs_hdr *h = kvs_hdr_of(img);
+    if ((st != KVS_LIVE && st != KVS_DELETED) || h->version == 0) return false;
+    kvr_rec r = {h->version, h->klen, h->vlen};
+    *home = kvh_hash(kvs_key_of(img), KVS_KLEN(h), 0) % s->nslots;
+    insert_local(s, &r, kvs_key_of(img), kvs_val_of(img, s->cfg.max_key));
+    return true;
+}
+
 static void insert_all(kv_store *s, const unsigned char *data, size_t len) {
     size_t off = 0;
     while (off + sizeof(kvr_rec) <= len) {

@@ -127,7 +127,8 @@ static int open_members(kv_store *s) {
 static int open_table(kv_store *s) {
     s->slot_size = kvs_slot_size(s->cfg.max_key, s->cfg.max_value);
     s->nslots = s->cfg.slots_per_rank;
-    s->table_bytes = s->slot_size * s->nslots;
+    /* nslots table slots, then one journal slot per member id (ops.c). */
+    s->table_bytes = s->slot_size * (s->nslots + (size_t)s->nids);
     /* First read of a slot: header, key and up to 128 value bytes. */
     size_t spec = s->cfg.max_value < 128 ? s->cfg.max_value : 128;
     s->read_size = KVS_HDR_SIZE + s->cfg.max_key + spec;
