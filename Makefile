@@ -48,13 +48,12 @@ MPIT_SRC := $(wildcard tests/mpi/*.c)
 MPIT_BIN := $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
 BENCH_SRC := $(wildcard experiments/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:experiments/%.c=$(BUILD)/bin/%)
-DEMO_BIN := $(BUILD)/bin/kv_demo
 DRIVER_SRC := experiments/kv_driver.c experiments/driver_config.c experiments/driver_run.c experiments/driver_output.c
 DRIVER_BIN := $(BUILD)/bin/kv_driver
 GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 .PHONY: all deps lib tests test run bench soak figures install clean distclean
-all: lib tests $(BENCH_BIN) $(DEMO_BIN) $(DRIVER_BIN) $(if $(wildcard injectors/kv_inject.c),$(BUILD)/bin/kv_inject)
+all: lib tests $(BENCH_BIN) $(DRIVER_BIN) $(if $(wildcard injectors/kv_inject.c),$(BUILD)/bin/kv_inject)
 
 deps:
 	bash scripts/deps.sh
@@ -112,10 +111,6 @@ $(DRIVER_BIN): $(DRIVER_SRC) experiments/driver.h $(LIB_A) $(INJ_A) $(EXP_A) $(K
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -Iinjectors -Iexperiments -DKV_GIT_REVISION='"$(GIT_REV)"' $(DRIVER_SRC) -o $@ \
 	    $(EXP_A) $(INJ_A) $(LIB_A) -lpapi $(LDLIBS_KV)
-
-$(DEMO_BIN): experiments/kv_demo.c $(LIB_A) $(KV_HDR)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) $(LDLIBS_KV)
 
 test: all
 	bash tests/run.sh

@@ -26,15 +26,6 @@ static void val_of(unsigned char *v, long i) {
     for (int j = 0; j < 64; j++) v[j] = (unsigned char)(i * 131 + j);
 }
 
-static double kill_time(void) {
-    const char *p = getenv("KV_KILL_LOG");
-    FILE *f = p ? fopen(p, "r") : NULL;
-    double t = 0;
-    if (f && fscanf(f, "%lf", &t) != 1) t = 0;
-    if (f) fclose(f);
-    return t;
-}
-
 int main(int argc, char **argv) {
     kvt_init(&argc, &argv);
     if (argc < 6) {
@@ -83,11 +74,7 @@ int main(int argc, char **argv) {
     }
     if (!was_spare) kv_barrier(s);
     if (rank == 0) printf("# loaded %ld pairs on %d ranks in %.2f s\n", pairs, size, kvt_now() - t0);
-    if (rank == members - 1) {
-        FILE *f = fopen(getenv("KV_KILL_LOG") ? getenv("KV_KILL_LOG") : "/dev/null", "w");
-        if (f) { fprintf(f, "%.6f\n", kv_wtime()); fflush(f); fclose(f); }
-        raise(SIGKILL);
-    }
+    if (rank == members - 1) kvt_die_logged();
     /* Wait for the recovery (it may already have run inside kv_barrier, if
      * this rank was still in it when the victim died). */
     while (!kv_is_spare(s) && rank != members && kv_recovery_count(s) == 0 && kv_poll(s) == KV_OK) {}
@@ -102,7 +89,7 @@ int main(int argc, char **argv) {
     }
     kv_recovery_times rt = {0};
     kv_recovery_get(s, 0, &rt);
-    double kt = kill_time();
+    double kt = kvt_kill_time();
     double mine[7] = {rt.revoke_us, rt.shrink_us, rt.agree_us, rt.windows_us, rt.rereplicate_us,
                       rt.total_us, -rt.noticed_at}, mx[7];
     MPI_Reduce(mine, mx, 7, MPI_DOUBLE, MPI_MAX, 0, kv_comm(s));

@@ -100,12 +100,45 @@ static void write_latency(const drv_settings *s, drv_rank *m) {
     fclose(g);
 }
 
+/* Every rank's `cnt` elements concatenated at rank 0 of comm (all, with
+ * per-rank counts and offsets in elements); nothing on the other ranks. */
+typedef struct drv_gathered {
+    void *all;
+    int *counts, *displs, total;
+} drv_gathered;
+
+static drv_gathered gather_root(MPI_Comm comm, int me, void *mine, int cnt, MPI_Datatype type,
+                                size_t elem) {
+    int size;
+    MPI_Comm_size(comm, &size);
+    drv_gathered g = {NULL, NULL, NULL, 0};
+    if (me == 0) {
+        g.counts = malloc(sizeof(int) * (size_t)size);
+        g.displs = malloc(sizeof(int) * (size_t)size);
+    }
+    MPI_Gather(&cnt, 1, MPI_INT, g.counts, 1, MPI_INT, 0, comm);
+    if (me == 0) {
+        for (int i = 0; i < size; i++) {
+            g.displs[i] = g.total;
+            g.total += g.counts[i];
+        }
+        g.all = malloc(elem * (size_t)g.total + 1);
+    }
+    MPI_Gatherv(mine, cnt, type, g.all, g.counts, g.displs, type, 0, comm);
+    return g;
+}
+
+static void gathered_free(drv_gathered *g) {
+    free(g->all);
+    free(g->counts);
+    free(g->displs);
+}
+
 /* Timelines: rank, then nbins x 4 counters, gathered at root. */
 static void write_timeline(MPI_Comm comm, const drv_settings *s, drv_rank *m, int me) {
     int n = m->nbins * 4, size;
     MPI_Comm_size(comm, &size);
     long long *mine = malloc(sizeof(long long) * (size_t)(n + 1) + 1);
-    mine[0] = kv_wtime() > 0 ? 0 : 0;
     int wr;
     MPI_Comm_rank(MPI_COMM_WORLD, &wr);
     mine[0] = wr;
@@ -115,27 +148,20 @@ static void write_timeline(MPI_Comm comm, const drv_settings *s, drv_rank *m, in
         mine[3 + 4 * b] = m->bins[b].writes;
         mine[4 + 4 * b] = m->bins[b].failed;
     }
-    int cnt = n + 1, *counts = NULL, *displs = NULL, total = 0;
-    long long *all = NULL;
-    if (me == 0) { counts = malloc(sizeof(int) * (size_t)size); displs = malloc(sizeof(int) * (size_t)size); }
-    MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
-    if (me == 0) {
-        for (int i = 0; i < size; i++) { displs[i] = total; total += counts[i]; }
-        all = malloc(sizeof(long long) * (size_t)total + 1);
-    }
-    MPI_Gatherv(mine, cnt, MPI_LONG_LONG, all, counts, displs, MPI_LONG_LONG, 0, comm);
+    drv_gathered g = gather_root(comm, me, mine, n + 1, MPI_LONG_LONG, sizeof(long long));
     FILE *f = me == 0 ? open_out(s, "timeline.csv") : NULL;
     if (f) {
         fprintf(f, "rank,t_start_s,t_end_s,ops,read_ops,write_ops,failed_ops\n");
         for (int i = 0; i < size; i++) {
-            const long long *r = all + displs[i];
-            for (int b = 0; b < (counts[i] - 1) / 4; b++)
+            const long long *r = (const long long *)g.all + g.displs[i];
+            for (int b = 0; b < (g.counts[i] - 1) / 4; b++)
                 fprintf(f, "%lld,%.3f,%.3f,%lld,%lld,%lld,%lld\n", r[0], b * s->bin_s, (b + 1) * s->bin_s,
                         r[1 + 4 * b], r[2 + 4 * b], r[3 + 4 * b], r[4 + 4 * b]);
         }
         fclose(f);
     }
-    free(mine); free(counts); free(displs); free(all);
+    free(mine);
+    gathered_free(&g);
 }
 
 /* Kill times from kills.csv (time_s is the last column). */
@@ -155,8 +181,7 @@ static int read_kills(const drv_settings *s, double *t, int max) {
 enum { REC_FIELDS = 13 };
 
 static void write_recovery(MPI_Comm comm, const drv_settings *s, kv_store *kv, int me) {
-    int size, wr, nrec = kv_recovery_count(kv);
-    MPI_Comm_size(comm, &size);
+    int wr, nrec = kv_recovery_count(kv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wr);
     double *mine = calloc((size_t)nrec * REC_FIELDS + 1, sizeof(double));
     for (int i = 0; i < nrec; i++) {
@@ -168,23 +193,15 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, kv_store *kv, i
                                 r.restarts};
         memcpy(o, v, sizeof v);
     }
-    int cnt = nrec * REC_FIELDS, *counts = NULL, *displs = NULL, total = 0;
-    double *all = NULL;
-    if (me == 0) { counts = malloc(sizeof(int) * (size_t)size); displs = malloc(sizeof(int) * (size_t)size); }
-    MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
-    if (me == 0) {
-        for (int i = 0; i < size; i++) { displs[i] = total; total += counts[i]; }
-        all = malloc(sizeof(double) * (size_t)total + 1);
-    }
-    MPI_Gatherv(mine, cnt, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, comm);
+    drv_gathered g = gather_root(comm, me, mine, nrec * REC_FIELDS, MPI_DOUBLE, sizeof(double));
     FILE *f = me == 0 ? open_out(s, "recovery.csv") : NULL;
     if (f) {
         double kills[256];
         int nk = read_kills(s, kills, 256);
         fprintf(f, "failure,rank,epoch,failed_ranks,detect_us,revoke_us,shrink_us,agree_us,windows_us,"
                    "rereplicate_us,total_us,pairs_restored,restarts\n");
-        for (int i = 0; i < total / REC_FIELDS; i++) {
-            const double *o = all + i * REC_FIELDS;
+        for (int i = 0; i < g.total / REC_FIELDS; i++) {
+            const double *o = (const double *)g.all + i * REC_FIELDS;
             double kt = 0;  /* the last kill before this rank noticed */
             for (int k = 0; k < nk; k++) if (kills[k] <= o[4] && kills[k] > kt) kt = kills[k];
             char det[32] = "NA";
@@ -194,7 +211,8 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, kv_store *kv, i
         }
         fclose(f);
     }
-    free(mine); free(counts); free(displs); free(all);
+    free(mine);
+    gathered_free(&g);
 }
 
 /* kv_stats is 16 long long counters, in this order. */

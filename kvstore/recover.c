@@ -97,12 +97,10 @@ static int kvr_membership(kv_store *s, kvr_ctx *c) {
             if (i == s->all_rank) { s->my_id = next; s->spare = false; }
             s->all_ids[i] = next;
         }
-        s->nspares = 0;
-        for (int i = 0; i < s->all_size; i++) s->nspares += s->all_ids[i] < 0;
     }
-    int spares_left = 0;
-    for (int i = 0; i < s->all_size; i++) spares_left += s->all_ids[i] < 0;
-    if (spares_left == 0 && s->cfg.variant != KV_VARIANT_SPARE) {
+    s->nspares = 0;
+    for (int i = 0; i < s->all_size; i++) s->nspares += s->all_ids[i] < 0;
+    if (s->nspares == 0 && s->cfg.variant != KV_VARIANT_SPARE) {
         s->comm = s->all;
     } else {
         rc = MPI_Comm_split(s->all, s->my_id >= 0 ? 0 : MPI_UNDEFINED, s->my_id, &s->comm);
