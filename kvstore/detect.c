@@ -28,6 +28,34 @@ bool kvw_is_ft_error(int rc) {
         ;
 }
 
+/* Any failure known here, on the store's communicators: a failed process
+ * in `all`, or `all` revoked. */
+static bool kvw_failure_known(kv_store *s) {
+    if (s->all == MPI_COMM_NULL) return false;
+    int revoked = 0, n = 0;
+    MPIX_Comm_is_revoked(s->all, &revoked);
+    if (revoked) return true;
+    MPI_Group g;
+    if (MPIX_Comm_get_failed(s->all, &g) != MPI_SUCCESS) return false;
+    MPI_Group_size(g, &n);
+    MPI_Group_free(&g);
+    return n > 0;
+}
+
+/* What an MPI error means for the store.  A process failure is reported as
+ * MPIX_ERR_PROC_FAILED or _REVOKED, but not always: a non-blocking
+ * collective whose schedule a dead peer aborted completes with
+ * MPI_ERR_OTHER.  So any error counts as an interruption when a failure is
+ * known at this point; only the rest are genuine MPI errors. */
+int kvw_status(kv_store *s, int rc) {
+    if (rc == MPI_SUCCESS) return KV_OK;
+    if (kvw_is_ft_error(rc) || kvw_failure_known(s) || kvw_test(s)) {
+        s->failure_pending = true;
+        return KV_ERR_INTERRUPTED;
+    }
+    return KV_ERR_MPI;
+}
+
 int kvw_start(kv_store *s) {
     if (s->watch == MPI_COMM_NULL) {
         if (MPI_Comm_dup(s->all, &s->watch) != MPI_SUCCESS) return KV_ERR_MPI;

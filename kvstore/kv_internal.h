@@ -120,6 +120,9 @@ struct kv_store {
     int epoch;
     unsigned ops_since_poll;
     double failure_time;    /* kv_note_failure_time, 0 if none */
+    /* kv_barrier calls entered and completed here; after a recovery,
+     * barrier_done_max is the highest completed count among survivors. */
+    long barrier_seq, barrier_done, barrier_done_max;
     uint32_t *affected;     /* homes of interrupted local writes */
     int naffected, caffected;
 
@@ -127,7 +130,15 @@ struct kv_store {
     kv_recovery_times *rec;
     int nrec, crec;
     void *sde;              /* PAPI SDE handle */
+    bool trace;             /* KV_TRACE set: recovery steps to stderr */
 };
+
+/* Recovery tracing (environment KV_TRACE=1), one line per step. */
+#define KVR_TRACE(s, ...)                                                      \
+    do {                                                                       \
+        if ((s)->trace) kvr_trace((s), __VA_ARGS__);                           \
+    } while (0)
+void kvr_trace(const kv_store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* store.c */
 /* A window over a fresh table; zeroed unless the caller overwrites it all. */
@@ -149,6 +160,9 @@ static inline bool kvw_maybe(kv_store *s) {
     return kvw_test(s);
 }
 bool kvw_is_ft_error(int mpi_err);
+/* KV_OK, KV_ERR_INTERRUPTED (a failure is known: sets failure_pending) or
+ * KV_ERR_MPI for the return code of an MPI call on the store's comms. */
+int kvw_status(kv_store *s, int mpi_rc);
 void kvw_alarm(kv_store *s);
 
 /* recover.c: state carried across restarts of one recovery. */
@@ -162,7 +176,6 @@ typedef struct kvr_ctx {
 } kvr_ctx;
 bool kvr_home_affected(const kvr_ctx *c, uint32_t home);
 int kvr_cmp_u32(const void *a, const void *b);
-int kvr_ft_status(int mpi_rc);
 /* rereplicate.c: put-if-newer of a complete slot image into the local
  * table (true if it was a valid image; *home = its key's home slot). */
 bool kvr_apply_image(kv_store *s, const unsigned char *img, uint64_t *home);

@@ -128,6 +128,9 @@ int kv_backend_from_name(const char *name);
  * when replicas exceeds the ranks that hold data, KV_ERR_CONFIG on a bad
  * configuration (the same answer on every rank).  On success *out owns the
  * store until kv_close.
+ * With a detecting variant, kv_open sets SIGPIPE to SIG_IGN when it is at
+ * its default action: Open MPI's TCP transport writes to the sockets of
+ * dead peers, and the default action would kill the survivor that does.
  */
 int kv_open(MPI_Comm comm, const kv_config *cfg, kv_store **out);
 

@@ -25,6 +25,8 @@
 
 #include <mpi-ext.h>
 #include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -41,12 +43,17 @@ void kvr_note_affected(kv_store *s, uint32_t home) {
     s->affected[s->naffected++] = home;
 }
 
-static double us_since(double t0) { return (kv_wtime() - t0) * 1e6; }
-
-int kvr_ft_status(int rc) {
-    if (rc == MPI_SUCCESS) return KV_OK;
-    return kvw_is_ft_error(rc) ? KV_ERR_INTERRUPTED : KV_ERR_MPI;
+void kvr_trace(const kv_store *s, const char *fmt, ...) {
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "[kvstore id %d rank %d/%d epoch %d %.6f] %s\n", s->my_id, s->rank, s->size,
+            s->epoch, kv_wtime(), line);
 }
+
+static double us_since(double t0) { return (kv_wtime() - t0) * 1e6; }
 
 /* revoke + shrink + agree: s->all becomes the survivors' communicator. */
 static int kvr_shrink(kv_store *s, kvr_ctx *c) {
@@ -61,7 +68,8 @@ static int kvr_shrink(kv_store *s, kvr_ctx *c) {
     MPI_Comm nall;
     int rc = MPIX_Comm_shrink(s->all, &nall);
     c->rt.shrink_us += us_since(t);
-    if (rc != MPI_SUCCESS) return kvr_ft_status(rc);
+    KVR_TRACE(s, "shrink rc %d", rc);
+    if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     MPI_Comm_set_errhandler(nall, MPI_ERRORS_RETURN);
     if (s->comm != s->all && s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
     MPI_Comm_free(&s->all);
@@ -73,14 +81,25 @@ static int kvr_shrink(kv_store *s, kvr_ctx *c) {
     int ok = 1;
     rc = MPIX_Comm_agree(s->all, &ok);
     c->rt.agree_us += us_since(t);
-    return kvr_ft_status(rc);
+    KVR_TRACE(s, "agree rc %d, %d survivors", rc, s->all_size);
+    return kvw_status(s, rc);
 }
 
-/* Who holds which id now; spares take over failed ids; member comm. */
+/* Who holds which id now, and the most kv_barrier calls any survivor
+ * completed; spares take over failed ids; member comm. */
 static int kvr_membership(kv_store *s, kvr_ctx *c) {
-    s->all_ids = realloc(s->all_ids, (size_t)s->all_size * sizeof(int));
-    int rc = MPI_Allgather(&s->my_id, 1, MPI_INT, s->all_ids, 1, MPI_INT, s->all);
-    if (rc != MPI_SUCCESS) return kvr_ft_status(rc);
+    long mine[2] = {s->my_id, s->barrier_done}, *got = malloc((size_t)s->all_size * sizeof mine);
+    int *ids = realloc(s->all_ids, (size_t)s->all_size * sizeof(int));
+    if (ids) s->all_ids = ids;
+    if (!got || !ids) { free(got); return KV_ERR_NOMEM; }
+    int rc = MPI_Allgather(mine, 2, MPI_LONG, got, 2, MPI_LONG, s->all);
+    if (rc != MPI_SUCCESS) { free(got); return kvw_status(s, rc); }
+    s->barrier_done_max = s->barrier_done;
+    for (int i = 0; i < s->all_size; i++) {
+        s->all_ids[i] = (int)got[2 * i];
+        if (got[2 * i + 1] > s->barrier_done_max) s->barrier_done_max = got[2 * i + 1];
+    }
+    free(got);
     bool held[s->nids > 0 ? s->nids : 1];
     memset(held, 0, sizeof held);
     for (int i = 0; i < s->all_size; i++)
@@ -94,7 +113,11 @@ static int kvr_membership(kv_store *s, kvr_ctx *c) {
             while (next < s->nids && held[next]) next++;
             if (next >= s->nids) break;
             held[next] = true;
-            if (i == s->all_rank) { s->my_id = next; s->spare = false; }
+            if (i == s->all_rank) {  /* a replacement: count barriers as the members do */
+                s->my_id = next;
+                s->spare = false;
+                s->barrier_seq = s->barrier_done = s->barrier_done_max;
+            }
             s->all_ids[i] = next;
         }
     }
@@ -104,7 +127,7 @@ static int kvr_membership(kv_store *s, kvr_ctx *c) {
         s->comm = s->all;
     } else {
         rc = MPI_Comm_split(s->all, s->my_id >= 0 ? 0 : MPI_UNDEFINED, s->my_id, &s->comm);
-        if (rc != MPI_SUCCESS) return kvr_ft_status(rc);
+        if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     }
     if (s->my_id < 0) return KV_OK;  /* still a spare */
     MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
@@ -166,7 +189,7 @@ static int kvr_share_affected(kv_store *s, kvr_ctx *c) {
     free(counts);
     free(displs);
     if (!c->homes) return KV_ERR_NOMEM;
-    if (rc != MPI_SUCCESS) return kvr_ft_status(rc);
+    if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     qsort(c->homes, (size_t)total, sizeof(uint32_t), kvr_cmp_u32);
     c->nhomes = total;
     return KV_OK;
@@ -177,6 +200,7 @@ bool kvr_home_affected(const kvr_ctx *c, uint32_t home) {
 }
 
 static int kvr_attempt(kv_store *s, kvr_ctx *c) {
+    KVR_TRACE(s, "recovery attempt %d", c->rt.restarts);
     int rc = kvr_shrink(s, c);
     if (rc) return rc;
     double t = kv_wtime();
@@ -204,8 +228,9 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     }
     t = kv_wtime();
     int ok = 1;
-    rc = kvr_ft_status(MPIX_Comm_agree(s->all, &ok));
+    rc = kvw_status(s, MPIX_Comm_agree(s->all, &ok));
     c->rt.agree_us += us_since(t);
+    KVR_TRACE(s, "final agree rc %d pending %d", rc, (int)s->failure_pending);
     return s->failure_pending ? KV_ERR_INTERRUPTED : rc;
 }
 
@@ -268,11 +293,17 @@ int kv_recover(kv_store *s) {
 static int kvr_barrier_once(kv_store *s) {
     MPI_Request req;
     int rc = MPI_Ibarrier(s->comm, &req);
-    if (rc != MPI_SUCCESS) return kvr_ft_status(rc);
+    if (rc != MPI_SUCCESS) KVR_TRACE(s, "ibarrier: MPI error %d", rc);
+    if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     for (;;) {
         int done = 0;
         rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) return kvr_ft_status(rc);
+        if (rc != MPI_SUCCESS) {
+            int cls = rc;
+            MPI_Error_class(rc, &cls);
+            KVR_TRACE(s, "barrier test: MPI error %d class %d", rc, cls);
+            return kvw_status(s, rc);
+        }
         if (done) return KV_OK;
         /* On a failure the request is left behind, not freed: freeing an
          * active collective request is an error in Open MPI 5.0.7 and
@@ -282,18 +313,31 @@ static int kvr_barrier_once(kv_store *s) {
     }
 }
 
+/* Barriers are counted.  A failure can interrupt one barrier at different
+ * ranks in different calls: a rank that left barrier k (it saw everybody
+ * enter) may be in barrier k+1, or past it, while others still wait in k.
+ * Retrying blindly after recovery would pair k at some ranks with k+1 at
+ * others and shift every later collective.  So recovery gathers how many
+ * barriers each survivor completed; a rank whose current barrier someone
+ * completed is done with it (all members had entered it), the others retry
+ * theirs on the new communicator. */
 int kv_barrier(kv_store *s) {
     if (!s) return KV_ERR_ARG;
     if (s->spare) return KV_ERR_SPARE;
+    s->barrier_seq++;
     for (int round = 0; round < 4 * KVR_MAX_RESTARTS; round++) {
-        int rc = s->vt->detects ? kvr_barrier_once(s) : kvr_ft_status(MPI_Barrier(s->comm));
-        if (rc == KV_OK) return s->size < s->cfg.replicas ? KV_WARN_DEGRADED : KV_OK;
+        int rc = s->vt->detects ? kvr_barrier_once(s) : kvw_status(s, MPI_Barrier(s->comm));
+        KVR_TRACE(s, "barrier %ld round %d rc %d", s->barrier_seq, round, rc);
+        if (rc == KV_OK) break;
         if (rc != KV_ERR_INTERRUPTED) return rc;
         s->failure_pending = true;
         rc = kvr_recover(s);
         if (rc != KV_OK && rc != KV_WARN_DEGRADED) return rc;
+        if (s->barrier_done_max >= s->barrier_seq) break;  /* completed elsewhere */
+        if (round == 4 * KVR_MAX_RESTARTS - 1) return KV_ERR_MPI;
     }
-    return KV_ERR_MPI;
+    s->barrier_done = s->barrier_seq;
+    return s->size < s->cfg.replicas ? KV_WARN_DEGRADED : KV_OK;
 }
 
 int kv_poll(kv_store *s) {

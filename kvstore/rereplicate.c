@@ -148,7 +148,7 @@ static int exchange(kv_store *s, kvr_buf *bufs) {
         sd[i] = (int)stot;
         stot += bufs[i].len;
     }
-    rc = kvr_ft_status(MPI_Alltoall(sc, 1, MPI_INT, rcn, 1, MPI_INT, s->comm));
+    rc = kvw_status(s, MPI_Alltoall(sc, 1, MPI_INT, rcn, 1, MPI_INT, s->comm));
     if (rc) goto out;
     for (int i = 0; i < n; i++) {
         rd[i] = (int)rtot;
@@ -159,7 +159,7 @@ static int exchange(kv_store *s, kvr_buf *bufs) {
     recvb = malloc(rtot + 1);
     if (!sendb || !recvb || stot > INT32_MAX || rtot > INT32_MAX) goto out;
     for (int i = 0; i < n; i++) memcpy(sendb + sd[i], bufs[i].data, bufs[i].len);
-    rc = kvr_ft_status(MPI_Alltoallv(sendb, sc, sd, MPI_BYTE, recvb, rcn, rd, MPI_BYTE, s->comm));
+    rc = kvw_status(s, MPI_Alltoallv(sendb, sc, sd, MPI_BYTE, recvb, rcn, rd, MPI_BYTE, s->comm));
     if (rc == KV_OK) insert_all(s, recvb, rtot);
 out:
     free(sc); free(rcn); free(sd); free(rd); free(sendb); free(recvb);

@@ -11,6 +11,7 @@
  */
 #include "kv_internal.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -54,7 +55,7 @@ int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **ba
         *malloced = true;
     }
     MPI_Info_free(&info);
-    if (rc != MPI_SUCCESS) return kvw_is_ft_error(rc) ? KV_ERR_INTERRUPTED : KV_ERR_MPI;
+    if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
     if (zero) memset(*base, 0, bytes);
     return KV_OK;
@@ -77,7 +78,7 @@ void kvo_abandon(kv_store *s, MPI_Win win, void *mem) {
 /* Learn every member's id and current rank (collective over s->comm). */
 int kvo_map_ranks(kv_store *s) {
     int rc = MPI_Allgather(&s->my_id, 1, MPI_INT, s->live_ids, 1, MPI_INT, s->comm);
-    if (rc != MPI_SUCCESS) return kvw_is_ft_error(rc) ? KV_ERR_INTERRUPTED : KV_ERR_MPI;
+    if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     for (int i = 0; i < s->nids; i++) s->rank_of_id[i] = -1;
     for (int r = 0; r < s->size; r++) s->rank_of_id[s->live_ids[r]] = r;
     return KV_OK;
@@ -153,6 +154,16 @@ static void free_store(kv_store *s) {
     free(s);
 }
 
+/* A survivor's TCP transport may write to a dead peer's socket; SIGPIPE's
+ * default action would then kill it (seen: a second rank gone, and with it
+ * the last copy of its keys).  A handler the program installed is kept. */
+static void keep_sigpipe_from_killing(void) {
+    struct sigaction old;
+    if (sigaction(SIGPIPE, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+        old.sa_handler == SIG_DFL)
+        signal(SIGPIPE, SIG_IGN);
+}
+
 int kv_open(MPI_Comm comm, const kv_config *cfg_in, kv_store **out) {
     if (!out || comm == MPI_COMM_NULL) return KV_ERR_ARG;
     *out = NULL;
@@ -168,6 +179,9 @@ int kv_open(MPI_Comm comm, const kv_config *cfg_in, kv_store **out) {
     s->watch = MPI_COMM_NULL;
     s->watch_req = MPI_REQUEST_NULL;
     s->win = MPI_WIN_NULL;
+    if (s->vt->detects) keep_sigpipe_from_killing();
+    const char *tr = getenv("KV_TRACE");
+    s->trace = tr && *tr && strcmp(tr, "0") != 0;
     MPI_Comm_dup(comm, &s->all);
     MPI_Comm_set_errhandler(s->all, MPI_ERRORS_RETURN);
     MPI_Comm_rank(s->all, &s->all_rank);

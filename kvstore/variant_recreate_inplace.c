@@ -16,7 +16,7 @@ static int inplace_rebuild(kv_store *s) {
     MPI_Info_set(info, "accumulate_ordering", "none");
     int rc = MPI_Win_create(s->base, (MPI_Aint)s->table_bytes, 1, info, s->comm, &nw);
     MPI_Info_free(&info);
-    if (rc != MPI_SUCCESS) return kvw_is_ft_error(rc) ? KV_ERR_INTERRUPTED : KV_ERR_MPI;
+    if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     MPI_Win_set_errhandler(nw, MPI_ERRORS_RETURN);
     if (s->win != MPI_WIN_NULL) kvo_abandon(s, s->win, NULL);  /* memory lives on */
     s->win = nw;

@@ -1,7 +1,9 @@
 /*
  * store_lockbreak.c -- a writer killed while holding slot locks, mid-write.
- * Not in `make test` yet (by hand: scripts/kvrun -n 4 -- build/tests/mpi/store_lockbreak):
- * it failed 1 of 5 runs here with several keys missing, cause not found.
+ * run: 4 allocate recreate-copy
+ * run: 4 allocate recreate-inplace
+ * run: 4 allocate recreate-free
+ * run: 5 allocate spare
  *
  * Rank 1 (the victim) writes "old" values for 32 keys, then takes the slot
  * locks of every key at every replica the way a writer does and, as ops.c
@@ -24,6 +26,25 @@
 enum { NKEYS = 32 };
 
 static void key_of(char *k, size_t n, int i) { snprintf(k, n, "lock-key-%d", i); }
+
+/* On a failed check: where this rank holds the key and in what state, and
+ * which members the current placement names. */
+static void dump_local(kv_store *s, const char *key) {
+    uint64_t kh = kvh_hash(key, strlen(key), 0);
+    int ids[2];
+    kvh_place(kh, s->live_ids, s->size, 2, ids);
+    fprintf(stderr, "[rank %d id %d] %s home %llu placed at ids %d,%d:", s->rank, s->my_id, key,
+            (unsigned long long)(kh % s->nslots), ids[0], ids[1]);
+    for (size_t i = 0; i < s->nslots; i++) {
+        const unsigned char *slot = s->base + i * s->slot_size;
+        if (KVS_KLEN(kvs_hdr_of(slot)) == strlen(key) && kvs_key_is(slot, key, strlen(key)))
+            fprintf(stderr, " slot %zu state %d version %llu lock %llu", i,
+                    (int)kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value),
+                    (unsigned long long)kvs_hdr_of(slot)->version,
+                    (unsigned long long)kvs_hdr_of(slot)->lock);
+    }
+    fprintf(stderr, "\n");
+}
 
 /* What a writer does before it dies: lock home slots at every replica,
  * write (part of) a new image at the first one, keep the locks. */
@@ -125,6 +146,7 @@ int main(int argc, char **argv) {
         mine[i] = !strcmp(got, old) ? 0 : !strcmp(got, nw) ? 1 : -1;
         KVT_CHECK(mine[i] >= 0);
         if (mine[i] < 0) fprintf(stderr, "[rank %d] %s read '%s'\n", rank, key, got);
+        if (mine[i] < 0) dump_local(s, key);
     }
     int lo[NKEYS], hi[NKEYS];
     MPI_Allreduce(mine, lo, NKEYS, MPI_INT, MPI_MIN, kv_comm(s));
