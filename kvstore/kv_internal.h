@@ -182,6 +182,15 @@ bool kvr_apply_image(kv_store *s, const unsigned char *img, uint64_t *home);
 /* rereplicate.c: restore r copies of every pair (collective over s->comm). */
 int kvr_rereplicate(kv_store *s, kvr_ctx *c);
 
+/* Fault-injection points for tests: when set, called with the name of each
+ * point a recovery passes ("windows", "rereplicate", "exchange",
+ * "insert"); tests/mpi/store_kill.c kills a rank there.  NULL otherwise. */
+extern void (*kvr_fault_hook)(const char *point);
+#define KVR_POINT(name)                           \
+    do {                                          \
+        if (kvr_fault_hook) kvr_fault_hook(name); \
+    } while (0)
+
 int kvr_recover(kv_store *s);
 void kvr_note_affected(kv_store *s, uint32_t home);
 int kvr_serve_spare(kv_store *s);

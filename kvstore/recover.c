@@ -32,6 +32,8 @@
 
 #define KVR_MAX_RESTARTS 16
 
+void (*kvr_fault_hook)(const char *point);
+
 void kvr_note_affected(kv_store *s, uint32_t home) {
     if (s->naffected == s->caffected) {
         int c = s->caffected ? 2 * s->caffected : 16;
@@ -216,6 +218,7 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     s->failure_pending = false;
     if (s->vt->detects && (rc = kvw_start(s))) return rc;
     if (s->my_id >= 0) {
+        KVR_POINT("windows");
         t = kv_wtime();
         rc = s->vt->rebuild(s);
         if (rc == KV_OK && MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) != MPI_SUCCESS) rc = KV_ERR_MPI;

@@ -150,6 +150,7 @@ static int exchange(kv_store *s, kvr_buf *bufs) {
     }
     rc = kvw_status(s, MPI_Alltoall(sc, 1, MPI_INT, rcn, 1, MPI_INT, s->comm));
     if (rc) goto out;
+    KVR_POINT("exchange");
     for (int i = 0; i < n; i++) {
         rd[i] = (int)rtot;
         rtot += (size_t)rcn[i];
@@ -160,6 +161,7 @@ static int exchange(kv_store *s, kvr_buf *bufs) {
     if (!sendb || !recvb || stot > INT32_MAX || rtot > INT32_MAX) goto out;
     for (int i = 0; i < n; i++) memcpy(sendb + sd[i], bufs[i].data, bufs[i].len);
     rc = kvw_status(s, MPI_Alltoallv(sendb, sc, sd, MPI_BYTE, recvb, rcn, rd, MPI_BYTE, s->comm));
+    if (rc == KV_OK) KVR_POINT("insert");
     if (rc == KV_OK) insert_all(s, recvb, rtot);
 out:
     free(sc); free(rcn); free(sd); free(rd); free(sendb); free(recvb);
@@ -170,6 +172,7 @@ int kvr_rereplicate(kv_store *s, kvr_ctx *c) {
     kvr_buf *bufs = calloc((size_t)s->size, sizeof *bufs);
     if (!bufs) return KV_ERR_NOMEM;
     int rc = KV_OK;
+    KVR_POINT("rereplicate");
     for (size_t i = 0; i < s->nslots && rc == KV_OK; i++) {
         const unsigned char *slot = s->base + i * s->slot_size;
         if (kvs_hdr_of(slot)->version == 0 && kvs_hdr_of(slot)->klen == 0) continue;  /* empty */

@@ -99,6 +99,29 @@ static inline double kvt_kill_time(void) {
     return t;
 }
 
+#ifdef KV_INTERNAL_H
+/* After a failed check: where this rank holds `key` (slot, state, version,
+ * lock) and which ids the current placement names for it. */
+static inline void kvt_dump_key(kv_store *s, const char *key) {
+    size_t kl = strlen(key);
+    uint64_t kh = kvh_hash(key, kl, 0);
+    int ids[16], r = s->cfg.replicas < s->size ? s->cfg.replicas : s->size;
+    kvh_place(kh, s->live_ids, s->size, r, ids);
+    fprintf(stderr, "[rank %d id %d] %s: home %llu, placed at ids", kvt_rank_world, s->my_id, key,
+            (unsigned long long)(kh % s->nslots));
+    for (int i = 0; i < r; i++) fprintf(stderr, " %d", ids[i]);
+    for (size_t i = 0; i < s->nslots; i++) {
+        const unsigned char *slot = s->base + i * s->slot_size;
+        const kvs_hdr *h = kvs_hdr_of(slot);
+        if (KVS_KLEN(h) == kl && kvs_key_is(slot, key, kl))
+            fprintf(stderr, "; here at slot %zu: state %d version %llu lock %llu", i,
+                    (int)kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value),
+                    (unsigned long long)h->version, (unsigned long long)h->lock);
+    }
+    fprintf(stderr, "\n");
+}
+#endif
+
 static inline double kvt_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -6,13 +6,20 @@
  * run: 5 allocate spare 2 1 1
  * run: 6 allocate recreate-copy 3 2
  * run: 6 allocate recreate-copy 2 1 0 seq
+ * run: 6 allocate recreate-copy 3 2 0 rerep
+ * run: 6 allocate recreate-free 3 2 0 rerep
  *
- * Arguments: backend variant r kills [spares] [seq]; $KV_TEST_SEED varies
- * the victims and the moments (the soak target, experiments/soak.sh).  Every rank runs a
- * mixed workload of puts (own keys), gets and counter increments; `kills`
- * ranks (never rank 0), chosen with a fixed seed, raise SIGKILL at random
- * operations -- at once, or one after another ("seq", each after the
- * previous recovery, until r ranks remain).  (recreate-inplace is tested
+ * Arguments: backend variant r kills [spares] [seq|rerep]; $KV_TEST_SEED
+ * varies the victims and the moments (the soak target, experiments/soak.sh).
+ * Every rank runs a mixed workload of puts (own keys), gets and counter
+ * increments; `kills` ranks (never rank 0), chosen with a fixed seed, raise
+ * SIGKILL at random operations -- at once, or one after another ("seq",
+ * each after the previous recovery, until r ranks remain), or ("rerep",
+ * two kills) the first at a random operation and the second inside the
+ * recovery from it, at a point of re-replication drawn from the seed (see
+ * KVR_POINT): before the scan, between the two exchanges, or after the
+ * exchange, before inserting; with r = 3 one copy of every pair survives
+ * both.  (recreate-inplace is tested
  * with one kill: after its first recovery the windows are MPI_Win_create
  * windows, osc/rdma, whose hangs on a dead target are measured by the
  * soak target, not asserted here.)  Pass rules: every survivor
@@ -28,21 +35,12 @@
 #include "kv_internal.h"
 #include "kvtest.h"
 
-static void debug_key(kv_store *s, const char *key) {
-    size_t kl = strlen(key);
-    uint64_t kh = kvh_hash(key, kl, 0);
-    int set[4];
-    kvh_place(kh, s->live_ids, s->size, 2, set);
-    fprintf(stderr, "  debug %s: home %llu set {%d,%d} me id %d\n", key, (unsigned long long)(kh % s->nslots), set[0], set[1], s->my_id);
-    for (size_t i = 0; i < s->nslots; i++) {
-        unsigned char *sl = s->base + i * s->slot_size;
-        const kvs_hdr *h = kvs_hdr_of(sl);
-        if (KVS_KLEN(h) == kl && !memcmp(sl + KVS_HDR_SIZE, key, kl))
-            fprintf(stderr, "  debug %s at %zu: state %d version %llu klen %x vlen %u lock %llu\n", key, i, kvs_decode(sl, s->slot_size, s->cfg.max_key, s->cfg.max_value), (unsigned long long)h->version, h->klen, h->vlen, (unsigned long long)h->lock);
-    }
-}
-
 enum { NKEYS = 64, OPS = 3000 };
+
+static const char *hook_point;
+static void die_at_point(const char *point) {
+    if (!strcmp(point, hook_point)) raise(SIGKILL);
+}
 
 static unsigned long long rng_state = 88172645463325252ull;
 static unsigned long long rnd(void) {  /* xorshift64, seeded identically everywhere */
@@ -75,6 +73,7 @@ int main(int argc, char **argv) {
     int kills = atoi(argv[4]);
     c.spares = argc > 5 ? atoi(argv[5]) : 0;
     int seq = argc > 6 && strcmp(argv[6], "seq") == 0;
+    int rerep = argc > 6 && strcmp(argv[6], "rerep") == 0;
     if (seq) kills = size - c.spares - c.replicas;
     if (getenv("KV_TEST_SEED")) {  /* the soak target varies victims and moments */
         rng_state ^= strtoull(getenv("KV_TEST_SEED"), NULL, 10) * 0x9E3779B97F4A7C15ull;
@@ -95,6 +94,18 @@ int main(int argc, char **argv) {
         do v = 1 + (int)(rnd() % (unsigned)(members - 1)); while (victim_op[v] >= 0);
         victim_op[v] = seq ? (k + 1) * OPS / (kills + 2) : at;
         victim_order[v] = seq ? k : 0;  /* seq: the k-th victim waits for k recoveries */
+    }
+    if (rerep) {  /* the second victim dies in the recovery from the first */
+        static const char *points[] = {"rereplicate", "exchange", "insert"};
+        int second = -1;
+        for (int r = 1; r < size; r++)
+            if (victim_op[r] >= 0) second = r;
+        hook_point = points[rnd() % 3];
+        if (rank == second) {
+            victim_op[rank] = -1;
+            kvr_fault_hook = die_at_point;
+        }
+        if (rank == 0) printf("second victim %d dies at point '%s'\n", second, hook_point);
     }
     if (kv_is_spare(s)) {
         rc = kv_spare_wait(s);
@@ -146,6 +157,9 @@ int main(int argc, char **argv) {
     int nsize = kv_size(s);
     KVT_CHECK(nsize == members - kills + (kills < c.spares ? kills : c.spares));
     KVT_CHECK(kv_recovery_count(s) >= 1);
+    kv_recovery_times r0;
+    if (rerep && kv_recovery_get(s, 0, &r0) == KV_OK)  /* the second death restarted recovery */
+        KVT_CHECK(r0.restarts >= 1 || kv_recovery_count(s) >= 2);
     /* Everyone's acknowledged history, then everyone reads everything. */
     int *all = malloc(sizeof(int) * (NKEYS + 1) * (size_t)nsize);
     int mine[NKEYS + 1];
@@ -165,7 +179,7 @@ int main(int argc, char **argv) {
             KVT_CHECK(rc == KV_OK || rc == KV_WARN_DEGRADED);
             KVT_CHECK(len == strlen(val) && memcmp(got, val, len) == 0);
             if (rc != KV_OK && rc != KV_WARN_DEGRADED)
-            { fprintf(stderr, "[rank %d] %s lost: %s\n", rank, key, kv_strerror(rc)); debug_key(s, key); }
+            { fprintf(stderr, "[rank %d] %s lost: %s\n", rank, key, kv_strerror(rc)); kvt_dump_key(s, key); }
             checked++;
         }
     }

@@ -27,25 +27,6 @@ enum { NKEYS = 32 };
 
 static void key_of(char *k, size_t n, int i) { snprintf(k, n, "lock-key-%d", i); }
 
-/* On a failed check: where this rank holds the key and in what state, and
- * which members the current placement names. */
-static void dump_local(kv_store *s, const char *key) {
-    uint64_t kh = kvh_hash(key, strlen(key), 0);
-    int ids[2];
-    kvh_place(kh, s->live_ids, s->size, 2, ids);
-    fprintf(stderr, "[rank %d id %d] %s home %llu placed at ids %d,%d:", s->rank, s->my_id, key,
-            (unsigned long long)(kh % s->nslots), ids[0], ids[1]);
-    for (size_t i = 0; i < s->nslots; i++) {
-        const unsigned char *slot = s->base + i * s->slot_size;
-        if (KVS_KLEN(kvs_hdr_of(slot)) == strlen(key) && kvs_key_is(slot, key, strlen(key)))
-            fprintf(stderr, " slot %zu state %d version %llu lock %llu", i,
-                    (int)kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value),
-                    (unsigned long long)kvs_hdr_of(slot)->version,
-                    (unsigned long long)kvs_hdr_of(slot)->lock);
-    }
-    fprintf(stderr, "\n");
-}
-
 /* What a writer does before it dies: lock home slots at every replica,
  * write (part of) a new image at the first one, keep the locks. */
 static void die_mid_write(kv_store *s) {
@@ -146,7 +127,7 @@ int main(int argc, char **argv) {
         mine[i] = !strcmp(got, old) ? 0 : !strcmp(got, nw) ? 1 : -1;
         KVT_CHECK(mine[i] >= 0);
         if (mine[i] < 0) fprintf(stderr, "[rank %d] %s read '%s'\n", rank, key, got);
-        if (mine[i] < 0) dump_local(s, key);
+        if (mine[i] < 0) kvt_dump_key(s, key);
     }
     int lo[NKEYS], hi[NKEYS];
     MPI_Allreduce(mine, lo, NKEYS, MPI_INT, MPI_MIN, kv_comm(s));
