@@ -54,8 +54,8 @@ if want ycsb; then
 fi
 
 if want recovery; then
-  f=$OUT/recovery.csv
-  echo "variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang" > "$f"
+  f=$OUT/recovery.csv  # APPEND=1 adds rows to it instead of starting it anew
+  [ "${APPEND:-0}" = 1 ] && [ -s "$f" ] || echo "variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang" > "$f"
   for v in ${VARIANTS:-recreate-copy recreate-inplace recreate-free spare}; do
     for n in ${RANKS:-4 8 16}; do
       for p in ${PAIRS:-10000 100000 1000000}; do

@@ -215,11 +215,11 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, kv_store *kv, i
     gathered_free(&g);
 }
 
-/* kv_stats is 16 long long counters, in this order. */
+/* kv_stats is 17 long long counters, in this order. */
 static const char *const stat_names[] = {
     "puts", "gets", "deletes", "fetch_adds", "get_misses", "read_retries", "replica_fallbacks",
     "lock_waits", "bytes_put", "bytes_got", "polls", "recoveries", "pairs_restored",
-    "windows_abandoned", "locks_broken", "restore_full"};
+    "windows_abandoned", "locks_broken", "restore_full", "checkpoints"};
 enum { NSTAT = sizeof stat_names / sizeof stat_names[0], PAPI_FIELDS = 5 + 2 * NSTAT };
 
 static void write_papi(MPI_Comm comm, const drv_settings *s, drv_rank *m, int me) {

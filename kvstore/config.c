@@ -47,6 +47,12 @@ int kv_config_check(const kv_config *c, char *msg, size_t len) {
     if (c->variant < 0 || c->variant >= KV_VARIANT_COUNT_) BAD("unknown variant %d", (int)c->variant);
     if (c->variant == KV_VARIANT_NONE && c->replicas != 1)
         BAD("variant none runs without replicas: replicas must be 1, not %d", c->replicas);
+    if (c->variant == KV_VARIANT_CHECKPOINT && c->replicas != 1)
+        BAD("variant checkpoint-restart keeps no replicas: replicas must be 1, not %d", c->replicas);
+    if (c->variant == KV_VARIANT_CHECKPOINT && !c->checkpoint_dir[0])
+        BAD("variant checkpoint-restart needs checkpoint_dir (where the checkpoints go)");
+    if (!memchr(c->checkpoint_dir, 0, sizeof c->checkpoint_dir))
+        BAD("checkpoint_dir is not terminated");
     if (c->spares < 0) BAD("spares must be >= 0, not %d", c->spares);
     if (c->spares > 0 && c->variant != KV_VARIANT_SPARE)
         BAD("spares=%d needs variant spare", c->spares);
@@ -109,6 +115,15 @@ int kv_config_set(kv_config *c, const char *name, const char *value, char *msg, 
         c->lock_timeout_ms = d;
         return KV_OK;
     }
+    if (strcmp(name, "checkpoint_dir") == 0) {
+        if (strlen(value) >= sizeof c->checkpoint_dir) {
+            kv_set_msg(msg, len, "checkpoint_dir: longer than %zu characters",
+                       sizeof c->checkpoint_dir - 1);
+            return KV_ERR_CONFIG;
+        }
+        strcpy(c->checkpoint_dir, value);
+        return KV_OK;
+    }
     if (strcmp(name, "variant") == 0) {
         int v = kv_variant_from_name(value);
         if (v < 0) {
@@ -135,7 +150,7 @@ int kv_config_set(kv_config *c, const char *name, const char *value, char *msg, 
 int kv_config_from_env(kv_config *c, char *msg, size_t len) {
     static const char *const names[] = {
         "replicas", "slots_per_rank", "max_key", "max_value", "backend", "variant", "spares",
-        "poll_interval", "max_probe", "read_retries", "lock_timeout_ms"};
+        "poll_interval", "max_probe", "read_retries", "lock_timeout_ms", "checkpoint_dir"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char env[64] = "KV_";
         for (size_t j = 0; names[i][j] && j < 56; j++)

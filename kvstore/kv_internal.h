@@ -76,7 +76,7 @@ typedef struct kvr_variant_ops {
 } kvr_variant_ops;
 
 extern const kvr_variant_ops kvr_none, kvr_recreate_copy, kvr_recreate_inplace,
-    kvr_recreate_free, kvr_spare;
+    kvr_recreate_free, kvr_spare, kvr_checkpoint;
 
 typedef struct kv_abandoned {
     MPI_Win win;
@@ -176,6 +176,20 @@ typedef struct kvr_ctx {
 } kvr_ctx;
 bool kvr_home_affected(const kvr_ctx *c, uint32_t home);
 int kvr_cmp_u32(const void *a, const void *b);
+/* rereplicate.c: a pair in transit (re-replication exchange, checkpoint
+ * files): this header, the key, the value, padded to 8 bytes. */
+typedef struct kvr_rec {
+    uint64_t version;
+    uint32_t klen;   /* with KVS_TOMB for a deletion */
+    uint32_t vlen;
+} kvr_rec;
+size_t kvr_rec_size(uint32_t klen, uint32_t vlen);
+/* Put-if-newer of one pair into the local table (no RMA, no locks). */
+void kvr_insert_local(kv_store *s, const kvr_rec *r, const unsigned char *key,
+                      const unsigned char *val);
+/* Insert a stream of records; the number inserted, or -1 at the first
+ * malformed record (lengths out of limits, past the end). */
+long long kvr_insert_all(kv_store *s, const unsigned char *data, size_t len);
 /* rereplicate.c: put-if-newer of a complete slot image into the local
  * table (true if it was a valid image; *home = its key's home slot). */
 bool kvr_apply_image(kv_store *s, const unsigned char *img, uint64_t *home);

@@ -58,7 +58,8 @@ enum kv_status {
     KV_ERR_NOT_COUNTER = -15,      /* fetch_add on a value that is not 8 bytes */
     KV_ERR_UNSUPPORTED = -16,      /* variant or feature not available in this build */
     KV_ERR_SPARE = -17,            /* called on a spare rank that holds no role yet */
-    KV_ERR_CLOSED = -18            /* spare released at kv_close without being used */
+    KV_ERR_CLOSED = -18,           /* spare released at kv_close without being used */
+    KV_ERR_IO = -19                /* a checkpoint file could not be written or read */
 };
 
 /* Window backends: how each rank's slot table is exposed. */
@@ -96,6 +97,7 @@ typedef struct kv_config {
     int max_probe;            /* linear-probe length before KV_ERR_FULL (default 256) */
     int read_retries;         /* re-reads of a torn copy before the next replica (default 16) */
     double lock_timeout_ms;   /* wait for a live writer's slot lock (default 1000) */
+    char checkpoint_dir[256]; /* variant checkpoint-restart: where checkpoints go (no default) */
 } kv_config;
 
 /* Fill cfg with the defaults above. Local. */
@@ -133,6 +135,35 @@ int kv_backend_from_name(const char *name);
  * dead peers, and the default action would kill the survivor that does.
  */
 int kv_open(MPI_Comm comm, const kv_config *cfg, kv_store **out);
+
+/*
+ * Checkpoint/restart (variant checkpoint-restart: replicas = 1, no
+ * detection; a failure ends the job and a restarted job reloads).
+ *
+ * kv_checkpoint writes every pair to cfg.checkpoint_dir as checkpoint
+ * number (last + 1).  Collective over the members, and a consistent cut:
+ * every operation any rank completed before calling it is in the
+ * checkpoint, none issued after.  Each rank writes its file under a
+ * temporary name, syncs it and renames it; only when every rank succeeded
+ * does the first rank switch the directory's LATEST pointer (written the
+ * same way), so a crash at any moment leaves the previous checkpoint the
+ * latest complete one.  The checkpoint before it is removed afterwards.
+ *
+ * kv_restore loads the latest complete checkpoint into a freshly opened
+ * store of the same number of ranks (collective); KV_ERR_NOT_FOUND when
+ * the directory holds none, KV_ERR_CORRUPT when a file fails its checks,
+ * KV_ERR_CONFIG when it was taken with other ranks or limits.
+ */
+typedef struct kv_checkpoint_info {
+    long long number;        /* checkpoint number, 1 for the first */
+    long long pairs;         /* pairs in it, all ranks */
+    long long bytes;         /* bytes of its files, all ranks */
+    double seconds;          /* the whole call, max over ranks */
+    double io_seconds;       /* this rank's file write+sync (or read) */
+    double io_seconds_max;   /* the same, max over ranks */
+} kv_checkpoint_info;
+int kv_checkpoint(kv_store *s, kv_checkpoint_info *info);
+int kv_restore(kv_store *s, kv_checkpoint_info *info);
 
 /* Close the store and free it (collective over the survivors).  Windows the
  * workaround had to abandon are freed here when the variant allows it. */
@@ -221,6 +252,7 @@ typedef struct kv_stats {
     long long windows_abandoned;/* old windows left allocated by the workaround */
     long long locks_broken;     /* slot locks of failed ranks reset */
     long long restore_full;     /* restored copies that found no free slot (lost there) */
+    long long checkpoints;      /* kv_checkpoint calls completed (variant checkpoint-restart) */
 } kv_stats;
 int kv_get_stats(const kv_store *s, kv_stats *out);
 

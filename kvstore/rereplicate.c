@@ -16,24 +16,17 @@
 
 #include <stdlib.h>
 
-/* A packed pair: header, then key and value, padded to 8 bytes. */
-typedef struct kvr_rec {
-    uint64_t version;
-    uint32_t klen;   /* with KVS_TOMB for a deletion */
-    uint32_t vlen;
-} kvr_rec;
-
 typedef struct kvr_buf {
     unsigned char *data;
     size_t len, cap;
 } kvr_buf;
 
-static size_t rec_size(uint32_t klen, uint32_t vlen) {
+size_t kvr_rec_size(uint32_t klen, uint32_t vlen) {
     return (sizeof(kvr_rec) + (klen & ~KVS_TOMB) + vlen + 7) & ~(size_t)7;
 }
 
 static int buf_add(kvr_buf *b, const kvs_hdr *h, const unsigned char *key, const unsigned char *val) {
-    size_t need = rec_size(h->klen, h->vlen);
+    size_t need = kvr_rec_size(h->klen, h->vlen);
     if (b->len + need > b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 4096;
         while (cap < b->len + need) cap *= 2;
@@ -80,7 +73,7 @@ static int pack_pair(kv_store *s, kvr_ctx *c, const unsigned char *slot, kvr_buf
 }
 
 /* Put-if-newer of one received pair into the local table. */
-static void insert_local(kv_store *s, const kvr_rec *r, const unsigned char *key,
+void kvr_insert_local(kv_store *s, const kvr_rec *r, const unsigned char *key,
                          const unsigned char *val) {
     uint32_t klen = r->klen & ~KVS_TOMB;
     uint64_t kh = kvh_hash(key, klen, 0);
@@ -115,23 +108,27 @@ bool kvr_apply_image(kv_store *s, const unsigned char *img, uint64_t *home) {
     if ((st != KVS_LIVE && st != KVS_DELETED) || h->version == 0) return false;
     kvr_rec r = {h->version, h->klen, h->vlen};
     *home = kvh_hash(kvs_key_of(img), KVS_KLEN(h), 0) % s->nslots;
-    insert_local(s, &r, kvs_key_of(img), kvs_val_of(img, s->cfg.max_key));
+    kvr_insert_local(s, &r, kvs_key_of(img), kvs_val_of(img, s->cfg.max_key));
     return true;
 }
 
-static void insert_all(kv_store *s, const unsigned char *data, size_t len) {
+long long kvr_insert_all(kv_store *s, const unsigned char *data, size_t len) {
     size_t off = 0;
-    while (off + sizeof(kvr_rec) <= len) {
+    long long n = 0;
+    while (off < len) {
         kvr_rec r;
+        if (len - off < sizeof r) return -1;
         memcpy(&r, data + off, sizeof r);
-        size_t sz = rec_size(r.klen, r.vlen);
-        if ((r.klen & ~KVS_TOMB) > s->cfg.max_key || r.vlen > s->cfg.max_value ||
-            off + sz > len)
-            break;  /* a malformed record ends the stream (never happens between peers) */
+        uint32_t klen = r.klen & ~KVS_TOMB;
+        if (klen == 0 || klen > s->cfg.max_key || r.vlen > s->cfg.max_value ||
+            ((r.klen & KVS_TOMB) && r.vlen) || kvr_rec_size(r.klen, r.vlen) > len - off)
+            return -1;  /* malformed: the rest is not trusted */
         const unsigned char *key = data + off + sizeof r;
-        insert_local(s, &r, key, key + (r.klen & ~KVS_TOMB));
-        off += sz;
+        kvr_insert_local(s, &r, key, key + klen);
+        off += kvr_rec_size(r.klen, r.vlen);
+        n++;
     }
+    return n;
 }
 
 /* Exchange the packs (counts, then bytes) and insert what arrived. */
@@ -162,7 +159,7 @@ static int exchange(kv_store *s, kvr_buf *bufs) {
     for (int i = 0; i < n; i++) memcpy(sendb + sd[i], bufs[i].data, bufs[i].len);
     rc = kvw_status(s, MPI_Alltoallv(sendb, sc, sd, MPI_BYTE, recvb, rcn, rd, MPI_BYTE, s->comm));
     if (rc == KV_OK) KVR_POINT("insert");
-    if (rc == KV_OK) insert_all(s, recvb, rtot);
+    if (rc == KV_OK && kvr_insert_all(s, recvb, rtot) < 0) rc = KV_ERR_CORRUPT;
 out:
     free(sc); free(rcn); free(sd); free(rd); free(sendb); free(recvb);
     return rc;

@@ -31,6 +31,7 @@ static const struct {
     C(windows_abandoned, "old windows left allocated"),
     C(locks_broken, "slot locks of failed ranks reset"),
     C(restore_full, "restored copies that found no free slot"),
+    C(checkpoints, "checkpoints written"),
 #undef C
 };
 #define NCOUNTERS (sizeof sde_counters / sizeof sde_counters[0])

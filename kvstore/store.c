@@ -22,7 +22,8 @@ static const kvr_variant_ops *variant_ops(kv_variant v) {
     case KV_VARIANT_RECREATE_INPLACE: return &kvr_recreate_inplace;
     case KV_VARIANT_RECREATE_FREE: return &kvr_recreate_free;
     case KV_VARIANT_SPARE: return &kvr_spare;
-    default: return NULL;  /* proposed, checkpoint-restart: not in this build */
+    case KV_VARIANT_CHECKPOINT: return &kvr_checkpoint;
+    default: return NULL;  /* proposed: not in this build */
     }
 }
 
