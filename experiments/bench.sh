@@ -4,6 +4,7 @@
 #   store-vs-raw.csv  kv_get / kv_put against the raw RMA they need (2 ranks)
 #   ycsb.csv          failure-free YCSB A, B, C per variant and ranks
 #   recovery.csv      one kill per run: variants x ranks x pairs x reps
+#   checkpoint.csv    the checkpoint/restart baseline (bench_checkpoint.sh)
 # Each benchmark prints its table; the CSV files are rewritten by each run
 # of the benchmark (BENCH=name runs just one).  The recovery matrix is
 # sized by RANKS, PAIRS, REPS and VARIANTS (defaults below fit this 2-core
@@ -51,6 +52,10 @@ if want ycsb; then
   awk -F, '$1=="b" && $2=="none" {base[$4]=$5} $1=="b" && $2!="none" && $5!="NA" {
     if (base[$4] > 0) printf "  %-17s ranks %-3s %+6.1f%%\n", $2, $4, (base[$4] / $5 - 1) * 100}' "$f"
   echo "wrote $f"
+fi
+
+if want checkpoint; then  # the checkpoint/restart baseline
+  bash "$ROOT/experiments/bench_checkpoint.sh"
 fi
 
 if want recovery; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench_report.py -- the benchmark tables of the README, from results/bench/.
 
-Reads store-vs-raw.csv, recovery.csv, ycsb.csv and soak.csv (whichever
+Reads store-vs-raw.csv, recovery.csv, ycsb.csv, soak.csv and checkpoint.csv (whichever
 exist) and prints Markdown tables: medians over repetitions, with the
 number of runs behind each value.  The README's numbers are this script's
 output; rerun it after `make bench` / `make soak` to refresh them.
@@ -103,7 +103,43 @@ def soak():
     print()
 
 
+def checkpoint():
+    r = rows("checkpoint.csv")
+    if not r:
+        return
+    cost = {}
+    for x in r:
+        if x["mode"] == "cost":
+            cost.setdefault((int(x["ranks"]), int(x["pairs_per_rank"])), []).append(x)
+    print("| ranks | pairs per rank | MB per rank | checkpoint (s) | checkpoint MB/s | disk write+fsync MB/s | runs |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for (n, p), g in sorted(cost.items()):
+        print(f"| {n} | {p} | {med([x['bytes'] for x in g]) / n / 1e6:.1f} | {med([x['ckpt_s'] for x in g]):.3f} "
+              f"| {med([x['ckpt_mb_s'] for x in g]):.0f} | {med([x['disk_mb_s'] for x in g]):.0f} | {len(g)} |")
+    print()
+    ov = [x for x in r if x["mode"] == "overhead"]
+    base = med([x["ops_per_s"] for x in ov if float(x["interval_s"]) == 0])
+    if ov and base == base:
+        print("| checkpoint interval (s) | throughput (ops/s) | overhead | runs |")
+        print("| --- | --- | --- | --- |")
+        for iv in sorted({float(x["interval_s"]) for x in ov}, reverse=True):
+            g = [x["ops_per_s"] for x in ov if float(x["interval_s"]) == iv]
+            t = med(g)
+            print(f"| {'none' if iv == 0 else f'{iv:g}'} | {t:.0f} | {(base / t - 1) * 100:+.1f}% | {len(g)} |")
+        print()
+    rs = [x for x in r if x["mode"] == "restart"]
+    if rs:
+        print("| pairs per rank (4 ranks) | job start (s) | reload (s) | resume (s) | writes lost | runs |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for p in sorted({int(x["pairs_per_rank"]) for x in rs}):
+            g = [x for x in rs if int(x["pairs_per_rank"]) == p]
+            print(f"| {p} | {med([x['job_start_s'] for x in g]):.2f} | {med([x['reload_s'] for x in g]):.3f} "
+                  f"| {med([x['resume_s'] for x in g]):.4f} | {med([x['lost_writes'] for x in g]):.0f} | {len(g)} |")
+        print()
+
+
 if __name__ == "__main__":
-    parts = sys.argv[1:] or ["store-vs-raw", "recovery", "ycsb", "soak"]
+    parts = sys.argv[1:] or ["store-vs-raw", "recovery", "ycsb", "soak", "checkpoint"]
     for p in parts:
-        {"store-vs-raw": store_vs_raw, "recovery": recovery, "ycsb": ycsb, "soak": soak}[p]()
+        {"store-vs-raw": store_vs_raw, "recovery": recovery, "ycsb": ycsb, "soak": soak,
+         "checkpoint": checkpoint}[p]()
