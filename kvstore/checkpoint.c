@@ -159,48 +159,59 @@ static int write_file(kv_store *s, long long number, long long *pairs, long long
     return KV_OK;
 }
 
-/* Read, check and insert this rank's file of checkpoint `number`. */
+/* Check a checkpoint file's image (header against this store, body against
+ * its checksum and the limits) and insert its pairs.  Anything may be in
+ * `img`: it came from a disk. */
+int kvc_load_image(kv_store *s, const unsigned char *img, size_t len, long long number,
+                   long long *pairs) {
+    kvc_hdr h;
+    if (len < sizeof h) return KV_ERR_CORRUPT;
+    memcpy(&h, img, sizeof h);
+    if (memcmp(h.magic, KVC_MAGIC, 8) || h.hdr_check != hdr_check(&h) ||
+        (number > 0 && h.number != (uint64_t)number) || h.id != (uint32_t)s->my_id ||
+        h.body_bytes != len - sizeof h)
+        return KV_ERR_CORRUPT;
+    if (h.nids != (uint32_t)s->nids || h.max_key > s->cfg.max_key || h.max_value > s->cfg.max_value)
+        return KV_ERR_CONFIG;  /* taken by a store of other ranks or larger limits */
+    const unsigned char *body = img + sizeof h;
+    /* The writer chained the hash record by record; so does the reader. */
+    uint64_t check = 0;
+    for (size_t off = 0; off < h.body_bytes;) {
+        kvr_rec r;
+        if (h.body_bytes - off < sizeof r) return KV_ERR_CORRUPT;
+        memcpy(&r, body + off, sizeof r);
+        size_t sz = kvr_rec_size(r.klen, r.vlen);
+        if ((r.klen & ~KVS_TOMB) > s->cfg.max_key || r.vlen > s->cfg.max_value ||
+            sz > h.body_bytes - off)
+            return KV_ERR_CORRUPT;
+        check = kvh_hash(body + off, sz, check);
+        off += sz;
+    }
+    if (check != h.body_check) return KV_ERR_CORRUPT;
+    long long before = s->st.restore_full, n = kvr_insert_all(s, body, h.body_bytes);
+    if (n < 0 || (uint64_t)n != h.npairs) return KV_ERR_CORRUPT;
+    *pairs = n;
+    return s->st.restore_full > before ? KV_ERR_FULL : KV_OK;
+}
+
+/* Read this rank's file of checkpoint `number` and load it. */
 static int read_file(kv_store *s, long long number, long long *pairs, long long *bytes) {
     char path[512];
     ckpt_path(path, sizeof path, s->cfg.checkpoint_dir, number, s->my_id);
     FILE *f = fopen(path, "r");
     if (!f) return KV_ERR_IO;
-    kvc_hdr h;
     struct stat st;
-    int rc = KV_ERR_CORRUPT;
-    unsigned char *body = NULL;
-    if (fstat(fileno(f), &st) != 0 || fread(&h, sizeof h, 1, f) != 1) goto out;
-    if (memcmp(h.magic, KVC_MAGIC, 8) || h.hdr_check != hdr_check(&h) ||
-        h.number != (uint64_t)number || h.id != (uint32_t)s->my_id ||
-        h.body_bytes != (uint64_t)st.st_size - sizeof h)
-        goto out;
-    if (h.nids != (uint32_t)s->nids || h.max_key > s->cfg.max_key || h.max_value > s->cfg.max_value) {
-        rc = KV_ERR_CONFIG;  /* taken by a store of other ranks or larger limits */
-        goto out;
+    unsigned char *img = NULL;
+    int rc = KV_ERR_IO;
+    if (fstat(fileno(f), &st) == 0 && st.st_size >= 0) {
+        img = malloc((size_t)st.st_size + 1);
+        rc = !img ? KV_ERR_NOMEM
+             : fread(img, 1, (size_t)st.st_size, f) == (size_t)st.st_size
+                 ? kvc_load_image(s, img, (size_t)st.st_size, number, pairs)
+                 : KV_ERR_IO;
     }
-    body = malloc(h.body_bytes ? h.body_bytes : 1);
-    if (!body) { rc = KV_ERR_NOMEM; goto out; }
-    if (fread(body, 1, h.body_bytes, f) != h.body_bytes) goto out;
-    /* The writer chained the hash record by record; so does the reader. */
-    uint64_t check = 0;
-    for (size_t off = 0; off + sizeof(kvr_rec) <= h.body_bytes;) {
-        kvr_rec r;
-        memcpy(&r, body + off, sizeof r);
-        size_t sz = kvr_rec_size(r.klen, r.vlen);
-        if ((r.klen & ~KVS_TOMB) > s->cfg.max_key || r.vlen > s->cfg.max_value ||
-            sz > h.body_bytes - off)
-            goto out;
-        check = kvh_hash(body + off, sz, check);
-        off += sz;
-    }
-    if (check != h.body_check) goto out;
-    long long before = s->st.restore_full, n = kvr_insert_all(s, body, h.body_bytes);
-    if (n < 0 || (uint64_t)n != h.npairs) goto out;
-    rc = s->st.restore_full > before ? KV_ERR_FULL : KV_OK;
-    *pairs = n;
     *bytes = st.st_size;
-out:
-    free(body);
+    free(img);
     fclose(f);
     return rc;
 }

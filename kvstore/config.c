@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -73,10 +74,16 @@ static int parse_long(const char *v, long long lo, long long hi, long long *out)
     errno = 0;
     long long x = strtoll(v, &end, 10);
     if (errno || end == v) return -1;
-    /* accept k/M/G suffixes for sizes */
-    if (*end == 'k' || *end == 'K') { x *= 1024; end++; }
-    else if (*end == 'M') { x *= 1024 * 1024; end++; }
-    else if (*end == 'G') { x *= 1024LL * 1024 * 1024; end++; }
+    /* accept k/M/G suffixes for sizes (a product that overflows is out of range) */
+    long long mult = 1;
+    if (*end == 'k' || *end == 'K') mult = 1024;
+    else if (*end == 'M') mult = 1024 * 1024;
+    else if (*end == 'G') mult = 1024LL * 1024 * 1024;
+    if (mult > 1) {
+        if (x > LLONG_MAX / mult || x < LLONG_MIN / mult) return -1;
+        x *= mult;
+        end++;
+    }
     while (isspace((unsigned char)*end)) end++;
     if (*end || x < lo || x > hi) return -1;
     *out = x;

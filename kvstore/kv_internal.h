@@ -214,6 +214,11 @@ void kvr_release_spares(kv_store *s);
 int kvo_put_version(kv_store *s, const void *key, uint32_t klen, const void *val, uint32_t vlen,
                     bool tomb, uint64_t version, int target_id);
 
+/* checkpoint.c: check a checkpoint file image and insert its pairs
+ * (number 0: any number).  KV_OK, KV_ERR_CORRUPT, _CONFIG or _FULL. */
+int kvc_load_image(kv_store *s, const unsigned char *img, size_t len, long long number,
+                   long long *pairs);
+
 /* sde.c */
 void kv_sde_init(kv_store *s);
 void kv_sde_fini(kv_store *s);

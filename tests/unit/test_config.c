@@ -75,7 +75,35 @@ static void test_set(void **st) {
     assert_non_null(strstr(msg, "unknown variant 'magic'"));
     assert_int_equal(kv_config_set(&c, "colour", "red", msg, sizeof msg), KV_ERR_CONFIG);
     assert_non_null(strstr(msg, "unknown store setting 'colour'"));
+    /* found by tests/fuzz/fuzz_config: a suffix product that overflows */
+    assert_int_equal(kv_config_set(&c, "max_key", "325555555555555555M", msg, sizeof msg),
+                     KV_ERR_CONFIG);
+    assert_int_equal(kv_config_set(&c, "slots_per_rank", "9223372036854775807G", msg, sizeof msg),
+                     KV_ERR_CONFIG);
+    assert_int_equal(kv_config_set(&c, "checkpoint_dir", "/var/tmp/ck", msg, sizeof msg), KV_OK);
+    assert_string_equal(c.checkpoint_dir, "/var/tmp/ck");
+    char longdir[400];
+    memset(longdir, 'd', sizeof longdir - 1);
+    longdir[sizeof longdir - 1] = 0;
+    assert_int_equal(kv_config_set(&c, "checkpoint_dir", longdir, msg, sizeof msg), KV_ERR_CONFIG);
+    assert_non_null(strstr(msg, "checkpoint_dir"));
     assert_int_equal(c.replicas, 3);  /* failed sets change nothing */
+}
+
+static void test_checkpoint_config(void **st) {
+    (void)st;
+    kv_config c;
+    kv_config_default(&c);
+    char msg[300];
+    c.variant = KV_VARIANT_CHECKPOINT;
+    c.replicas = 1;
+    assert_int_equal(kv_config_check(&c, msg, sizeof msg), KV_ERR_CONFIG);
+    assert_non_null(strstr(msg, "checkpoint_dir"));
+    strcpy(c.checkpoint_dir, "/tmp/x");
+    assert_int_equal(kv_config_check(&c, msg, sizeof msg), KV_OK);
+    c.replicas = 2;
+    assert_int_equal(kv_config_check(&c, msg, sizeof msg), KV_ERR_CONFIG);
+    assert_non_null(strstr(msg, "replicas must be 1"));
 }
 
 static void test_env(void **st) {
@@ -98,7 +126,7 @@ static void test_env(void **st) {
 
 static void test_strerror(void **st) {
     (void)st;
-    for (int a = -18; a <= 1; a++)
+    for (int a = -19; a <= 1; a++)
         for (int b = a + 1; b <= 1; b++)
             assert_string_not_equal(kv_strerror(a), kv_strerror(b));
     assert_string_equal(kv_strerror(12345), "unknown status code");
@@ -110,6 +138,6 @@ static void test_strerror(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults), cmocka_unit_test(test_bad_fields),
-        cmocka_unit_test(test_set), cmocka_unit_test(test_env), cmocka_unit_test(test_strerror)};
+        cmocka_unit_test(test_set), cmocka_unit_test(test_checkpoint_config), cmocka_unit_test(test_env), cmocka_unit_test(test_strerror)};
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

@@ -1,0 +1,32 @@
+/*
+ * fuzz_inject_spec.c -- injector schedule specs: parsed or refused with a
+ * message; a spec that parses is drawn into a schedule against 8 ranks on
+ * two hosts without a crash.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inject.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
+    char *text = malloc(size + 1);
+    memcpy(text, data, size);
+    text[size] = 0;
+    kvi_spec spec;
+    char err[256] = "";
+    if (kvi_spec_parse(text, &spec, err, sizeof err) == 0) {
+        kvi_rank_info ranks[8];
+        for (int i = 0; i < 8; i++) {
+            ranks[i].rank = i;
+            ranks[i].pid = 1000 + i;
+            strcpy(ranks[i].host, i < 4 ? "node1" : "node2");
+        }
+        kvi_schedule sched;
+        if (kvi_schedule_build(&spec, ranks, 8, 1, &sched, err, sizeof err) == 0)
+            kvi_schedule_free(&sched);
+    } else if (!err[0]) {
+        abort();
+    }
+    free(text);
+    return 0;
+}
