@@ -49,7 +49,10 @@ MPIT_BIN := $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
 BENCH_SRC := $(wildcard experiments/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:experiments/%.c=$(BUILD)/bin/%)
 DRIVER_SRC := experiments/kv_driver.c experiments/driver_config.c experiments/driver_run.c experiments/driver_output.c
+# The Redis backend of the driver (issue #9): hiredis from Debian's libhiredis-dev.
+DRIVER_SRC += experiments/driver_redis.c experiments/driver_redis_check.c experiments/redis_client.c
 DRIVER_BIN := $(BUILD)/bin/kv_driver
+$(DRIVER_BIN): experiments/driver_redis.h experiments/redis_client.h
 GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 .PHONY: all deps lib tests test run bench soak figures install clean distclean
@@ -110,7 +113,7 @@ $(BUILD)/bin/%: experiments/%.c $(LIB_A) $(KV_HDR)
 $(DRIVER_BIN): $(DRIVER_SRC) experiments/driver.h $(LIB_A) $(INJ_A) $(EXP_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -Iinjectors -Iexperiments -DKV_GIT_REVISION='"$(GIT_REV)"' $(DRIVER_SRC) -o $@ \
-	    $(EXP_A) $(INJ_A) $(LIB_A) -lpapi $(LDLIBS_KV)
+	    $(EXP_A) $(INJ_A) $(LIB_A) -lpapi -lhiredis $(LDLIBS_KV)
 
 test: all
 	bash tests/run.sh

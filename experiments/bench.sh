@@ -5,6 +5,7 @@
 #   ycsb.csv          failure-free YCSB A, B, C per variant and ranks
 #   recovery.csv      one kill per run: variants x ranks x pairs x reps
 #   checkpoint.csv    the checkpoint/restart baseline (bench_checkpoint.sh)
+#   redis.csv         the store against Redis, failure-free and failover (bench_redis.sh)
 # Each benchmark prints its table; the CSV files are rewritten by each run
 # of the benchmark (BENCH=name runs just one).  The recovery matrix is
 # sized by RANKS, PAIRS, REPS and VARIANTS (defaults below fit this 2-core
@@ -82,4 +83,8 @@ if want recovery; then
     done
   done
   echo "wrote $f"
+fi
+
+if want redis; then  # the store against Redis (issue #9)
+  bash "$ROOT/experiments/bench_redis.sh"
 fi

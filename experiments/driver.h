@@ -12,12 +12,27 @@
 #ifndef KV_DRIVER_H
 #define KV_DRIVER_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "histogram.h"
 #include "inject.h"
 #include "kvstore.h"
 #include "workload.h"
+
+/* ---- Redis backend (issue #9, driver_redis.c): settings redis.NAME ---- */
+typedef struct drv_redis {
+    int on;                  /* driver.backend=redis: Redis instead of the store */
+    char host[256];          /* the primary (and the sentinels' host) */
+    int port;
+    char sentinel_ports[128];/* "P[,P...]": follow a Sentinel failover; "" = none */
+    char master_name[64];    /* the name the sentinels monitor */
+    int wait_replicas;       /* WAIT after each write (r = 2: 1); 0 = none */
+    int wait_timeout_ms;
+    double retry_s;          /* how long one operation retries through a failover */
+    int check_lost;          /* after the run, re-read every key for lost acknowledged writes */
+} drv_redis;
+/* ---- end Redis backend ---- */
 
 typedef struct drv_settings {
     kv_config store;
@@ -30,6 +45,7 @@ typedef struct drv_settings {
     int verify;              /* check every value read */
     int progress;            /* progress line on rank 0 */
     char cmdline[2048];
+    drv_redis redis;         /* issue #9 */
 } drv_settings;
 
 /* Parse argv (name=value, --config FILE) into s; 0 or -1 with err set. */
@@ -63,9 +79,24 @@ int drv_run(kv_store *kv, const drv_settings *s, drv_rank *m, kvi_inproc *inj);
 void drv_papi_init(drv_rank *m);
 void drv_papi_phase(drv_rank *m, long long out[2], int start);
 
-/* driver_output.c: collective over kv_comm(kv) (the survivors). */
+/* driver_output.c: collective over kv_comm(kv) (the survivors); kv NULL (the
+ * Redis backend, issue #9): over MPI_COMM_WORLD, no recoveries. */
 int drv_write_results(kv_store *kv, const drv_settings *s, drv_rank *m, int world_size,
                       double t_begin, double t_end);
 int drv_mkdirs(const char *path);
+/* driver_run.c: count one completed operation in the timeline bins. */
+void drv_add_bin(drv_rank *m, double t, int kind, bool failed, double bin_s);
+
+/* ---- Redis backend (issue #9, driver_redis.c) ---- */
+void drv_redis_default(drv_redis *r);
+int drv_redis_set(drv_redis *r, const char *name, const char *value, char *err, size_t errlen);
+/* drv_check for driver.backend=redis (the store's limits do not apply). */
+int drv_redis_check(const drv_settings *s, int nranks, char *err, size_t errlen);
+/* Load, run and write the results against Redis on every rank of
+ * MPI_COMM_WORLD (no store is opened); the exit status for main. */
+int drv_redis_main(drv_settings *s, drv_rank *m, double t_begin);
+/* driver_output.c writes this object into meta.json (a line ending in ","). */
+void drv_redis_meta(FILE *f, const drv_settings *s);
+/* ---- end Redis backend ---- */
 
 #endif

@@ -26,6 +26,10 @@ void drv_usage(FILE *f) {
           "  driver.NAME    out (run directory), campaign, run_id, bin_s (timeline bin,\n"
           "                 0.1), verify (0/1), progress (0/1), failures (injector spec,\n"
           "                 see injectors/README.md; quote it in files)\n"
+          "                 backend (store | redis: the same workload against Redis)\n"
+          "  redis.NAME     with driver.backend=redis: host, port, sentinel_port (P[,P..]),\n"
+          "                 master_name, wait_replicas (WAIT after writes, 1), wait_timeout_ms,\n"
+          "                 retry_s, check_lost (0/1) (see experiments/driver_redis.c)\n"
           "Config files: experiments/cfgfile.h.  Results: experiments/RESULTS.md.\n", f);
 }
 
@@ -44,6 +48,14 @@ static int set_driver(drv_settings *s, const char *name, const char *v, char *er
     if (!strcmp(name, "campaign")) return set_str(s->campaign, sizeof s->campaign, v, name, err, len);
     if (!strcmp(name, "run_id")) return set_str(s->run_id, sizeof s->run_id, v, name, err, len);
     if (!strcmp(name, "failures")) return set_str(s->failures, sizeof s->failures, v, name, err, len);
+    if (!strcmp(name, "backend")) {  /* issue #9 */
+        if (strcmp(v, "store") && strcmp(v, "redis")) {
+            snprintf(err, len, "backend: '%s' is not store or redis", v);
+            return -1;
+        }
+        s->redis.on = !strcmp(v, "redis");
+        return 0;
+    }
     if (!strcmp(name, "bin_s")) {
         s->bin_s = strtod(v, &end);
         if (end == v || *end || !(s->bin_s >= 0.001 && s->bin_s <= 60)) {
@@ -68,7 +80,7 @@ static int set_driver(drv_settings *s, const char *name, const char *v, char *er
 static int drv_set(drv_settings *s, const char *name, const char *value, char *err, size_t len) {
     const char *dot = strchr(name, '.');
     if (!dot) {
-        snprintf(err, len, "'%s' has no section (store., workload. or driver.)", name);
+        snprintf(err, len, "'%s' has no section (store., workload., driver. or redis.)", name);
         return -1;
     }
     size_t sec = (size_t)(dot - name);
@@ -79,7 +91,8 @@ static int drv_set(drv_settings *s, const char *name, const char *value, char *e
         return wl_params_set(&s->work, dot + 1, value, err, len);
     }
     if (sec == 6 && !strncmp(name, "driver", 6)) return set_driver(s, dot + 1, value, err, len);
-    snprintf(err, len, "unknown section in '%s' (store, workload or driver)", name);
+    if (sec == 5 && !strncmp(name, "redis", 5)) return drv_redis_set(&s->redis, dot + 1, value, err, len);
+    snprintf(err, len, "unknown section in '%s' (store, workload, driver or redis)", name);
     return -1;
 }
 
@@ -99,6 +112,7 @@ int drv_parse(int argc, char **argv, drv_settings *s, char *err, size_t len) {
     strcpy(s->campaign, "adhoc");
     strcpy(s->run_id, "run");
     strcpy(s->out, "results/adhoc/run");
+    drv_redis_default(&s->redis);
     size_t used = 0;
     for (int i = 0; i < argc && used + 2 < sizeof s->cmdline; i++)
         used += (size_t)snprintf(s->cmdline + used, sizeof s->cmdline - used, "%s%s", i ? " " : "",
@@ -128,6 +142,7 @@ int drv_parse(int argc, char **argv, drv_settings *s, char *err, size_t len) {
 }
 
 int drv_check(const drv_settings *s, int nranks, char *err, size_t len) {
+    if (s->redis.on) return drv_redis_check(s, nranks, err, len);  /* issue #9 */
     char sub[400];
     if (kv_config_check(&s->store, sub, sizeof sub)) { snprintf(err, len, "store: %s", sub); return -1; }
     if (wl_params_check(&s->work, sub, sizeof sub) || wl_params_check_ranks(&s->work, nranks, sub, sizeof sub)) {

@@ -106,7 +106,7 @@ int drv_load(kv_store *kv, const drv_settings *s, drv_rank *m) {
     return ok_rc(rc) ? KV_OK : rc;
 }
 
-static void add_bin(drv_rank *m, double t, int kind, bool failed, double bin_s) {
+void drv_add_bin(drv_rank *m, double t, int kind, bool failed, double bin_s) {  /* also driver_redis.c */
     int b = t < 0 ? 0 : (int)(t / bin_s);
     if (b >= m->cbins) {
         int n = m->cbins ? m->cbins : 1024;
@@ -203,7 +203,7 @@ int drv_run(kv_store *kv, const drv_settings *s, drv_rank *m, kvi_inproc *inj) {
         m->ops++;
         m->failed_ops += failed;
         hist_record(&m->lat[op.kind][phase], (uint64_t)((end - start) * 1e9));
-        add_bin(m, end - m->run_start, op.kind, failed, s->bin_s);
+        drv_add_bin(m, end - m->run_start, op.kind, failed, s->bin_s);
         if (inj) kvi_inproc_tick(inj, m->ops);
         progress(s, m, kv, end, &next_progress);
     }

@@ -72,6 +72,11 @@ int main(int argc, char **argv) {
     MPI_Bcast(err, sizeof err, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (err[0]) return fail_early(rank, err);
     double t_begin = kv_wtime();
+    if (s.redis.on) {  /* issue #9: the workload against Redis, no store (driver_redis.c) */
+        int st = drv_redis_main(&s, &m, t_begin);
+        MPI_Finalize();
+        return st;
+    }
     kvi_schedule sch = {0};
     kvi_inproc *inj = NULL;
     char killlog[1100];

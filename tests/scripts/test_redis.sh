@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# test_redis.sh -- the driver's Redis backend against real servers (issue #9).
+#
+# Every Redis here is started by experiments/redis_harness.sh on free
+# loopback ports.  Pass rules:
+#  1. YCSB A on 2 ranks against a primary and a replica (WAIT 1): the run
+#     passes, every value read was checked and none failed (verify_errors 0,
+#     reads > 0), the operations add up in meta.json and the timeline,
+#     meta.json says variant redis, and the lost-write check re-read at
+#     least every loaded key and lost none;
+#  2. the lost-write check is not vacuous: a FLUSHALL on the primary during
+#     the run is reported as acknowledged writes lost, and the run fails;
+#  3. failover: kv_inject SIGKILLs the primary 1 s into the run, Sentinel
+#     (3 of them) promotes the replica, the clients follow it: the run
+#     passes with no acknowledged write lost, the kill log names the
+#     primary's pid and failover.csv has a kill-to-first-write time;
+#  4. a port nobody listens on: a message naming the address, exit non-zero;
+#     a bad redis.* setting and driver.failures with the Redis backend are
+#     refused with their messages;
+#  5. the harness passes its command's exit status on (3 here) and, after
+#     every case, no process it started (redis-server, redis-sentinel) is
+#     left: every recorded pid is gone and no process serves a recorded port.
+# Exit 0 pass, 1 fail, 77 skip when redis-server is not installed.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+command -v redis-server >/dev/null || { echo "skip: redis-server not installed (make deps)"; exit 77; }
+export RUN=$ROOT/scripts/kvrun DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver INJ=${KV_BUILD:-$ROOT/build}/bin/kv_inject
+HARNESS=$ROOT/experiments/redis_harness.sh
+for b in "$DRV" "$INJ"; do [ -x "$b" ] || { echo "FAIL: $b not built (make)"; exit 1; }; done
+export T; T=$(mktemp -d "${TMPDIR:-/tmp}/test_redis.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+COMMON="workload.workload=a workload.records=2000 workload.value_bytes=64 driver.verify=1 driver.progress=0"
+# Run first inside each harness: what it started, for rule 5.
+REC='echo "$REDIS_PIDS" >> "$T/pids"; echo "$REDIS_PORT $REDIS_REPLICA_PORT ${REDIS_SENTINEL_PORTS//,/ }" >> "$T/ports";'
+json() { sed -n "s/.*\"$2\": \"*\([^\",]*\)\"*,*$/\1/p" "$1/meta.json"; }
+fo() { awk -F, -v c="$2" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == c) k = i} NR == 2 {print $k}' "$1/failover.csv"; }
+
+# 1. correctness
+# shellcheck disable=SC2016  # expanded inside the harness
+"$HARNESS" -- bash -c "$REC"'"$RUN" -n 2 --timeout 90 -- "$DRV" driver.backend=redis redis.port=$REDIS_PORT \
+  redis.wait_replicas=1 workload.operations=4000 '"$COMMON"' driver.out="$T/ok"' > "$T/ok.log" 2>&1 \
+  || { tail -5 "$T/ok.log"; fail "the Redis run did not pass"; }
+grep -q "kvrun: FINISHED PASS" "$T/ok.log" || fail "no PASS verdict: $(tail -1 "$T/ok.log")"
+[ "$(json "$T/ok" variant)" = redis ] || fail "meta.json variant is '$(json "$T/ok" variant)'"
+[ "$(json "$T/ok" verify_errors)" = 0 ] || fail "$(json "$T/ok" verify_errors) values failed their check"
+[ "$(json "$T/ok" operations_done)" = 4000 ] || fail "operations_done $(json "$T/ok" operations_done), want 4000"
+tl=$(awk -F, 'NR > 1 {s += $4} END {print s}' "$T/ok/timeline.csv")
+[ "$tl" = 4000 ] || fail "timeline has $tl operations, want 4000"
+reads=$(awk -F, '$1 == "read" && $2 == "all" {print $3}' "$T/ok/latency.csv")
+[ "${reads:-0}" -gt 0 ] || fail "no reads were checked"
+[ "$(fo "$T/ok" acked_lost)" = 0 ] || fail "acked_lost $(fo "$T/ok" acked_lost) in a failure-free run"
+[ "$(fo "$T/ok" keys_checked)" -ge 2000 ] || fail "only $(fo "$T/ok" keys_checked) keys re-read"
+echo "ok: YCSB A against Redis, 4000 operations, $reads reads verified, every key re-read, none lost"
+
+# 2. an injected loss is found
+# shellcheck disable=SC2016
+# (after the load: the pid table appears when the run phase starts)
+"$HARNESS" -- bash -c "$REC"'(for _ in $(seq 600); do [ -e "$T/flushed/pids/rank.1" ] && break; sleep 0.1; done
+  sleep 0.5; redis-cli -p $REDIS_PORT flushall > /dev/null) &
+  "$RUN" -n 2 --timeout 90 -- "$DRV" driver.backend=redis redis.port=$REDIS_PORT workload.operations=0 \
+  workload.duration_s=3 '"$COMMON"' driver.out="$T/flushed"; st=$?; wait; exit $st' > "$T/flushed.log" 2>&1
+st=$?
+lost=$(fo "$T/flushed" acked_lost)
+[ "${lost:-0}" != NA ] && [ "${lost:-0}" -gt 0 ] || fail "FLUSHALL during the run: acked_lost '${lost}', want > 0"
+[ "$st" -ne 0 ] || fail "a run that lost acknowledged writes passed"
+grep -q "acknowledged write lost: key user" "$T/flushed.log" || fail "no lost key named in the output"
+echo "ok: FLUSHALL during the run: $lost keys reported lost, the run failed"
+
+# 3. failover through Sentinel, the primary killed by kv_inject
+# shellcheck disable=SC2016
+"$HARNESS" --sentinels 3 -- bash -c "$REC"'"$INJ" --pids "$T/fo/pids" --nranks 2 --max-simultaneous 1 \
+  --schedule "target=ranks:1; when=time:1" --log "$T/fo/kills.csv" --schedule-out "$T/fo-schedule.csv" \
+  --timeout 60 > "$T/inject.log" 2>&1 & inj=$!
+  echo "$REDIS_PRIMARY_PID" > "$T/primary.pid"
+  "$RUN" -n 2 --timeout 90 -- "$DRV" driver.backend=redis redis.port=$REDIS_PORT \
+    redis.sentinel_port=$REDIS_SENTINEL_PORTS redis.master_name=$REDIS_MASTER_NAME workload.operations=0 \
+    workload.duration_s=4 '"$COMMON"' driver.out="$T/fo"; st=$?; kill $inj 2>/dev/null; wait $inj; exit $st' \
+  > "$T/fo.log" 2>&1 || { tail -5 "$T/fo.log"; cat "$T/inject.log"; fail "the failover run did not pass"; }
+awk -F, -v p="$(cat "$T/primary.pid")" 'NR == 2 && $2 == 1 && $3 == p && $5 == "KILL" {ok = 1} END {exit !ok}' \
+  "$T/fo/kills.csv" || fail "the kill log does not name the primary: $(cat "$T/fo/kills.csv")"
+[ "$(fo "$T/fo" acked_lost)" = 0 ] || fail "failover lost $(fo "$T/fo" acked_lost) acknowledged writes"
+ms=$(fo "$T/fo" failover_first_ms)
+[[ $ms =~ ^[0-9]+\.[0-9]$ ]] || fail "no kill-to-first-write time: '$ms'"
+[ "$(json "$T/fo" verify_errors)" = 0 ] || fail "verify errors after the failover"
+echo "ok: primary killed, Sentinel failover, first write again after $ms ms, nothing lost"
+
+# 4. errors
+port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+out=$("$RUN" -n 2 --timeout 60 --no-verdict -- "$DRV" driver.backend=redis redis.port="$port" $COMMON \
+  workload.operations=100 driver.out="$T/noport" 2>&1); st=$?
+grep -q "cannot connect to Redis at 127.0.0.1:$port" <<<"$out" || fail "no clear message for a closed port: $out"
+[ "$st" -ne 0 ] || fail "exit 0 with nothing listening on port $port"
+[ "$(grep -c "cannot connect" <<<"$out")" = 1 ] || fail "the connection error was repeated: $out"
+bad() {  # expected-message args...
+  local want=$1; shift
+  out=$("$RUN" -n 2 --timeout 60 --no-verdict -- "$DRV" "$@" 2>&1); st=$?
+  grep -q -- "$want" <<<"$out" || fail "message '$want' missing for: $* ($out)"
+  [ "$st" -ne 0 ] || fail "exit 0 for: $*"
+}
+bad "port: 'abc' is not a whole number" driver.backend=redis redis.port=abc
+bad "unknown redis setting 'colour'" redis.colour=red
+bad "backend: 'mongo' is not store or redis" driver.backend=mongo
+bad "kill the Redis primary with kv_inject" driver.backend=redis "driver.failures=target=random:1; when=time:1"
+echo "ok: closed port and bad settings refused with their messages"
+
+# 5. the harness's exit status and cleanup
+# shellcheck disable=SC2016
+"$HARNESS" --sentinels 1 -- bash -c "$REC"'exit 3' > "$T/exit.log" 2>&1
+st=$?
+[ "$st" = 3 ] || fail "the harness exited $st for a command that exited 3"
+sleep 0.2
+n=0
+for p in $(cat "$T/pids"); do
+  n=$((n + 1))
+  if kill -0 "$p" 2>/dev/null && grep -q redis "/proc/$p/cmdline" 2>/dev/null; then fail "pid $p left running"; fi
+done
+for port in $(cat "$T/ports"); do
+  if pgrep -f "redis-(server|sentinel) 127.0.0.1:$port( |$)" > /dev/null; then fail "a Redis process on port $port is left"; fi
+done
+[ "$n" -ge 12 ] || fail "only $n processes recorded (want 2+2+5+3)"
+echo "ok: $n Redis processes started, none left running"
+echo "PASS"
