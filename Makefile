@@ -3,6 +3,8 @@
 #   make deps     install packages, find or build a ULFM Open MPI (once)
 #   make          build the library, tools and tests
 #   make test     run every test; ends with "N passed, N failed[, N skipped]"
+#   make test-sanitize  the same suite on an ASan+UBSan build (build/sanitize)
+#   make fuzz     the libFuzzer targets of tests/fuzz, FUZZ_SECONDS each
 #   make run      the main job: a default experiment with a kill and recovery
 #   make bench    benchmarks; result files land in results/bench/
 #   make soak     randomised kill runs per variant and backend (hang counts)
@@ -13,14 +15,16 @@
 # deps by itself when that file is missing.
 
 PREFIX ?= /usr/local
-BUILD  := build
+# Output directory; `make test-sanitize` builds into build/sanitize.  The
+# MPI record (build/mpi.mk) is shared by every output directory.
+BUILD  ?= build
 CC_OPT ?= -O2 -g
 CFLAGS := $(CC_OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -Ikvstore
 LDLIBS_KV := -lsde -lm
 
 .DEFAULT_GOAL := all
--include $(BUILD)/mpi.mk
-$(BUILD)/mpi.mk: scripts/deps.sh
+-include build/mpi.mk
+build/mpi.mk: scripts/deps.sh
 	bash scripts/deps.sh
 
 ifndef MPICC
@@ -55,7 +59,7 @@ DRIVER_BIN := $(BUILD)/bin/kv_driver
 $(DRIVER_BIN): experiments/driver_redis.h experiments/redis_client.h
 GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
-.PHONY: all deps lib tests test run bench soak figures install clean distclean
+.PHONY: all deps lib tests test test-sanitize fuzz run bench soak figures install clean distclean
 all: lib tests $(BENCH_BIN) $(DRIVER_BIN) $(if $(wildcard injectors/kv_inject.c),$(BUILD)/bin/kv_inject)
 
 deps:
@@ -63,7 +67,7 @@ deps:
 
 lib: $(LIB_A) $(LIB_SO)
 
-$(BUILD)/kvstore/%.o: kvstore/%.c $(KV_HDR) $(BUILD)/mpi.mk
+$(BUILD)/kvstore/%.o: kvstore/%.c $(KV_HDR) build/mpi.mk
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -c $< -o $@
 
@@ -73,13 +77,13 @@ $(LIB_A): $(KV_OBJ)
 
 $(LIB_SO): $(KV_OBJ)
 	@mkdir -p $(dir $@)
-	$(MPICC) -shared -o $@ $^ $(LDLIBS_KV)
+	$(MPICC) $(CC_OPT) -shared -o $@ $^ $(LDLIBS_KV)
 
-$(BUILD)/injectors/%.o: injectors/%.c $(wildcard injectors/*.h) $(BUILD)/mpi.mk
+$(BUILD)/injectors/%.o: injectors/%.c $(wildcard injectors/*.h) build/mpi.mk
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -Iinjectors -c $< -o $@
 
-$(BUILD)/experiments/%.o: experiments/%.c $(wildcard experiments/*.h) $(BUILD)/mpi.mk
+$(BUILD)/experiments/%.o: experiments/%.c $(wildcard experiments/*.h) build/mpi.mk
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -Iexperiments -c $< -o $@
 
@@ -118,6 +122,20 @@ $(DRIVER_BIN): $(DRIVER_SRC) experiments/driver.h $(LIB_A) $(INJ_A) $(EXP_A) $(K
 test: all
 	bash tests/run.sh
 
+# AddressSanitizer and UndefinedBehaviorSanitizer over the library, driver,
+# injector and tests; every test of `make test` runs on this build.  Leak
+# checking is on for the unit tests and off for MPI programs: Open MPI
+# itself does not free everything at MPI_Finalize (tests/README.md).
+SAN_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+test-sanitize:
+	$(MAKE) BUILD=build/sanitize CC_OPT="$(SAN_OPT)" all
+	KV_BUILD=$(CURDIR)/build/sanitize \
+	ASAN_OPTIONS=detect_leaks=0:handle_segv=0:handle_abort=0:allow_user_segv_handler=1 \
+	KV_UNIT_ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 bash tests/run.sh
+
+fuzz: build/mpi.mk
+	bash tests/fuzz/run.sh
+
 run: all
 	bash experiments/demo.sh
 
@@ -141,7 +159,7 @@ install: lib
 	    kvstore/kvstore.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kvstore.pc
 
 clean:
-	rm -rf $(BUILD)/kvstore $(BUILD)/lib $(BUILD)/tests $(BUILD)/bin
+	rm -rf $(BUILD)/kvstore $(BUILD)/lib $(BUILD)/tests $(BUILD)/bin build/sanitize build/fuzz
 
 distclean:
 	rm -rf $(BUILD)

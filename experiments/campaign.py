@@ -187,7 +187,7 @@ def run_one(c, run):
     limit = c["campaign"].get("time_limit_s", "300")
     cmd = [os.path.join(ROOT, "scripts", "kvrun"), "-n", str(run["launch"]["ranks"]),
            "--timeout", limit, "--out", os.path.join(rdir, "ranks"), "--",
-           os.path.join(ROOT, "build", "bin", "kv_driver")] + args
+           os.path.join(os.environ.get("KV_BUILD") or os.path.join(ROOT, "build"), "bin", "kv_driver")] + args
     t0 = time.time()
     with open(os.path.join(rdir, "launcher.log"), "w") as log:
         rc = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT)

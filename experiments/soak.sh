@@ -21,7 +21,7 @@ for b in ${BACKENDS:-allocate create}; do
       t0=$(date +%s%N)
       log=$(mktemp)
       KV_TEST_SEED=$seed "$ROOT/scripts/kvrun" -n $n --timeout "${TIMEOUT:-60}" -- \
-            "$ROOT/build/tests/mpi/store_kill" "$b" "$v" 2 1 $extra > "$log" 2>&1
+            "${KV_BUILD:-$ROOT/build}/tests/mpi/store_kill" "$b" "$v" 2 1 $extra > "$log" 2>&1
       res=$(tr -d '\000' < "$log" | tail -1)
       case $res in
         *"FINISHED PASS"*) o=pass ;;

@@ -156,7 +156,8 @@ static int exchange(kv_store *s, kvr_buf *bufs) {
     sendb = malloc(stot + 1);
     recvb = malloc(rtot + 1);
     if (!sendb || !recvb || stot > INT32_MAX || rtot > INT32_MAX) goto out;
-    for (int i = 0; i < n; i++) memcpy(sendb + sd[i], bufs[i].data, bufs[i].len);
+    for (int i = 0; i < n; i++)
+        if (bufs[i].len) memcpy(sendb + sd[i], bufs[i].data, bufs[i].len);  /* data NULL when empty */
     rc = kvw_status(s, MPI_Alltoallv(sendb, sc, sd, MPI_BYTE, recvb, rcn, rd, MPI_BYTE, s->comm));
     if (rc == KV_OK) KVR_POINT("insert");
     if (rc == KV_OK && kvr_insert_all(s, recvb, rtot) < 0) rc = KV_ERR_CORRUPT;

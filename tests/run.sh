@@ -10,10 +10,12 @@
 #    and a program that never finishes must be reported as hung.
 # 4. script tests (tests/scripts/test_*.sh), each one case.
 # Ends with the line "N passed, N failed[, N skipped]"; exit 1 on failure.
-# TESTS=pattern limits the run to cases whose name matches.
+# TESTS=pattern limits the run to cases whose name matches; KV_BUILD
+# names another build directory (make test-sanitize).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-B=$ROOT/build
+B=${KV_BUILD:-$ROOT/build}  # make test-sanitize points this at build/sanitize
+export KV_BUILD=$B
 LOG=$B/test-logs
 mkdir -p "$LOG"
 PASS=0; FAIL=0; SKIP=0; FAILED=()
@@ -31,7 +33,7 @@ echo "== unit tests (cmocka)"
 for t in "$B"/tests/unit/test_*; do
   [ -x "$t" ] || continue
   name=$(basename "$t"); want "$name" || continue
-  out=$(CMOCKA_MESSAGE_OUTPUT=TAP timeout 60 "$t" 2>&1); rc=$?
+  out=$(CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=${KV_UNIT_ASAN_OPTIONS:-${ASAN_OPTIONS:-}} timeout 60 "$t" 2>&1); rc=$?
   echo "$out" > "$LOG/$name.log"
   n_ok=$(grep -c '^ok ' <<<"$out"); n_bad=$(grep -c '^not ok ' <<<"$out")
   while read -r line; do record "$name: ${line#ok [0-9]* - }" pass; done < <(grep '^ok ' <<<"$out")

@@ -10,7 +10,7 @@
 #     ranks (CONFIG), an empty directory (NOT_FOUND).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-RUN=$ROOT/scripts/kvrun PROG=$ROOT/build/tests/mpi/store_checkpoint
+RUN=$ROOT/scripts/kvrun PROG=${KV_BUILD:-$ROOT/build}/tests/mpi/store_checkpoint
 D=$(mktemp -d); trap 'rm -rf "$D"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 

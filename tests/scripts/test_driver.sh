@@ -17,7 +17,7 @@
 #     its deadline and is reported HUNG, not passed.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-RUN=$ROOT/scripts/kvrun DRV=$ROOT/build/bin/kv_driver INJ=$ROOT/build/bin/kv_inject
+RUN=$ROOT/scripts/kvrun DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver INJ=${KV_BUILD:-$ROOT/build}/bin/kv_inject
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 COMMON="store.slots_per_rank=16384 store.max_value=128 workload.records=4000 workload.value_bytes=64 driver.progress=0"

@@ -14,7 +14,7 @@
 # The binary: $KV_INJECT_BIN, default $ROOT/build/bin/kv_inject (make).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${KV_INJECT_BIN:-$ROOT/build/bin/kv_inject}
+BIN=${KV_INJECT_BIN:-${KV_BUILD:-$ROOT/build}/bin/kv_inject}
 TOL=0.3
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_injector.XXXXXX")
 STARTED=()
