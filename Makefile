@@ -52,7 +52,8 @@ MPIT_SRC := $(wildcard tests/mpi/*.c)
 MPIT_BIN := $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
 BENCH_SRC := $(wildcard experiments/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:experiments/%.c=$(BUILD)/bin/%)
-DRIVER_SRC := experiments/kv_driver.c experiments/driver_config.c experiments/driver_run.c experiments/driver_output.c
+DRIVER_SRC := experiments/kv_driver.c experiments/driver_config.c experiments/driver_run.c experiments/driver_output.c \
+              experiments/driver_ckpt.c
 # The Redis backend of the driver (issue #9): hiredis from Debian's libhiredis-dev.
 DRIVER_SRC += experiments/driver_redis.c experiments/driver_redis_check.c experiments/redis_client.c
 DRIVER_BIN := $(BUILD)/bin/kv_driver

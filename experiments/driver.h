@@ -44,6 +44,8 @@ typedef struct drv_settings {
     double bin_s;            /* timeline bin, seconds */
     int verify;              /* check every value read */
     int progress;            /* progress line on rank 0 */
+    double checkpoint_s;     /* variant checkpoint-restart: interval, 0 = none */
+    int restore;             /* reload the latest checkpoint instead of loading */
     char cmdline[2048];
     drv_redis redis;         /* issue #9 */
 } drv_settings;
@@ -71,6 +73,9 @@ typedef struct drv_rank {
     kv_stats after_load, after_run;
     long long papi_load[2], papi_run[2];/* PAPI_TOT_INS, PAPI_TOT_CYC; -1 = NA */
     char papi_reason[160];
+    long long checkpoints, checkpoint_errors;  /* driver_ckpt.c */
+    double ckpt_s, restore_s;
+    long long restored_from, restored_pairs, lost_writes;
 } drv_rank;
 
 /* driver_run.c */
@@ -78,6 +83,14 @@ int drv_load(kv_store *kv, const drv_settings *s, drv_rank *m);
 int drv_run(kv_store *kv, const drv_settings *s, drv_rank *m, kvi_inproc *inj);
 void drv_papi_init(drv_rank *m);
 void drv_papi_phase(drv_rank *m, long long out[2], int start);
+
+/* driver_ckpt.c: variant checkpoint-restart.  start: map the acks file,
+ * or (driver.restore=1) reload the latest checkpoint, *restored = 1. */
+int drv_ckpt_start(kv_store *kv, const drv_settings *s, drv_rank *m, int *restored);
+void drv_ckpt_ack(void);
+void drv_ckpt_tick(kv_store *kv, const drv_settings *s, drv_rank *m, double now);
+void drv_ckpt_finish(kv_store *kv, const drv_settings *s, drv_rank *m);
+void drv_ckpt_write(MPI_Comm comm, const drv_settings *s, const drv_rank *m, int me);
 
 /* driver_output.c: collective over kv_comm(kv) (the survivors); kv NULL (the
  * Redis backend, issue #9): over MPI_COMM_WORLD, no recoveries. */

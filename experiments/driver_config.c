@@ -26,7 +26,9 @@ void drv_usage(FILE *f) {
           "  driver.NAME    out (run directory), campaign, run_id, bin_s (timeline bin,\n"
           "                 0.1), verify (0/1), progress (0/1), failures (injector spec,\n"
           "                 see injectors/README.md; quote it in files)\n"
-          "                 backend (store | redis: the same workload against Redis)\n"
+          "                 backend (store | redis: the same workload against Redis),\n"
+          "                 checkpoint_s (interval, store.variant=checkpoint-restart),\n"
+          "                 restore (0/1: reload the latest checkpoint, no load phase)\n"
           "  redis.NAME     with driver.backend=redis: host, port, sentinel_port (P[,P..]),\n"
           "                 master_name, wait_replicas (WAIT after writes, 1), wait_timeout_ms,\n"
           "                 retry_s, check_lost (0/1) (see experiments/driver_redis.c)\n"
@@ -62,6 +64,23 @@ static int set_driver(drv_settings *s, const char *name, const char *v, char *er
             snprintf(err, len, "bin_s: '%s' is not a number of seconds in [0.001, 60]", v);
             return -1;
         }
+        return 0;
+    }
+    if (!strcmp(name, "checkpoint_s")) {
+        char *end;
+        s->checkpoint_s = strtod(v, &end);
+        if (end == v || *end || !(s->checkpoint_s >= 0 && s->checkpoint_s <= 86400)) {
+            snprintf(err, len, "checkpoint_s: '%s' is not a number of seconds in [0, 86400]", v);
+            return -1;
+        }
+        return 0;
+    }
+    if (!strcmp(name, "restore")) {
+        if (strcmp(v, "0") && strcmp(v, "1")) {
+            snprintf(err, len, "restore: '%s' is not 0 or 1", v);
+            return -1;
+        }
+        s->restore = v[0] == '1';
         return 0;
     }
     if (!strcmp(name, "verify") || !strcmp(name, "progress")) {
@@ -168,6 +187,14 @@ int drv_check(const drv_settings *s, int nranks, char *err, size_t len) {
     if (copies > 0.9 * (double)s->store.slots_per_rank * members) {
         snprintf(err, len, "%.0f copies (records x replicas, with inserts) would fill %d ranks x %zu "
                  "slots beyond 90%%: raise store.slots_per_rank", copies, members, s->store.slots_per_rank);
+        return -1;
+    }
+    if ((s->checkpoint_s > 0 || s->restore) && s->store.variant != KV_VARIANT_CHECKPOINT) {
+        snprintf(err, len, "driver.checkpoint_s and driver.restore need store.variant=checkpoint-restart");
+        return -1;
+    }
+    if (s->checkpoint_s > 0 && s->work.duration_s <= 0) {
+        snprintf(err, len, "driver.checkpoint_s needs workload.duration_s (checkpoints are timed)");
         return -1;
     }
     if (s->work.operations == 0 && s->work.duration_s <= 0) {

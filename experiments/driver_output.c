@@ -419,6 +419,7 @@ int drv_write_results(kv_store *kv, const drv_settings *s, drv_rank *m, int worl
     write_timeline(comm, s, m, me);
     write_recovery(comm, s, kv, me);
     write_papi(comm, s, m, me);
+    drv_ckpt_write(comm, s, m, me);
     if (me == 0) {
         write_latency(s, m);
         write_meta(s, kv, m, world, t0, t1, "finished", hosts, &t);

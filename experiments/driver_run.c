@@ -198,6 +198,8 @@ int drv_run(kv_store *kv, const drv_settings *s, drv_rank *m, kvi_inproc *inj) {
         }
         int rc = do_op(kv, s, m, g, &op, val, cap);
         double end = kv_wtime();
+        if (ok_rc(rc) && op.kind != WL_READ && op.kind != WL_SCAN) drv_ckpt_ack();
+        drv_ckpt_tick(kv, s, m, end);
         int phase = kv_recovery_count(kv) > 0 ? DRV_AFTER : DRV_BEFORE;
         bool failed = !ok_rc(rc);
         m->ops++;
@@ -207,6 +209,7 @@ int drv_run(kv_store *kv, const drv_settings *s, drv_rank *m, kvi_inproc *inj) {
         if (inj) kvi_inproc_tick(inj, m->ops);
         progress(s, m, kv, end, &next_progress);
     }
+    drv_ckpt_finish(kv, s, m);
     m->run_s = kv_wtime() - m->run_start;
     free(val);
     wl_gen_free(g);

@@ -32,7 +32,11 @@ static int make_schedule(const drv_settings *s, int rank, int size, kvi_schedule
     if (rank == 0) {
         kvi_spec spec;
         rc = kvi_spec_parse(s->failures, &spec, err, len);
-        if (!rc) rc = kvi_schedule_build(&spec, all, size, s->store.replicas - 1 + s->store.spares, out, err, len);
+        /* What the store survives at once; under checkpoint-restart a loss
+         * ends the job by design (the restarted job restores). */
+        int can_lose = s->store.variant == KV_VARIANT_CHECKPOINT ? size - 1
+                                                                 : s->store.replicas - 1 + s->store.spares;
+        if (!rc) rc = kvi_schedule_build(&spec, all, size, can_lose, out, err, len);
         n = rc ? -1 : out->nevents;
     }
     free(all);
@@ -96,8 +100,11 @@ int main(int argc, char **argv) {
     if (rc) return fail_early(rank, kv_strerror(rc));
     drv_papi_init(&m);
     if (!kv_is_spare(kv)) {
+        int restored = 0;
+        rc = drv_ckpt_start(kv, &s, &m, &restored);  /* variant checkpoint-restart only */
+        if (rc) return fail_early(rank, kv_strerror(rc));
         drv_papi_phase(&m, m.papi_load, 1);
-        rc = drv_load(kv, &s, &m);
+        if (!restored) rc = drv_load(kv, &s, &m);
         drv_papi_phase(&m, m.papi_load, 0);
         if (rc) fprintf(stderr, "kv_driver: rank %d: load failed: %s\n", rank, kv_strerror(rc));
         kv_get_stats(kv, &m.after_load);
