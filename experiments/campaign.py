@@ -189,8 +189,26 @@ def run_one(c, run):
            "--timeout", limit, "--out", os.path.join(rdir, "ranks"), "--",
            os.path.join(os.environ.get("KV_BUILD") or os.path.join(ROOT, "build"), "bin", "kv_driver")] + args
     t0 = time.time()
+    ckpt = run["params"].get("store.variant") == "checkpoint-restart"
+    if ckpt:  # a death ends the job (no ULFM); the launcher restarts it below
+        if "store.checkpoint_dir" not in run["params"]:
+            cmd.append(f"store.checkpoint_dir={os.path.join(rdir, 'checkpoints')}")
+        cmd.insert(cmd.index("--"), "--no-ft")
     with open(os.path.join(rdir, "launcher.log"), "w") as log:
         rc = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT)
+    if ckpt and rc != 0 and os.path.exists(os.path.join(rdir, "kills.csv")):
+        # Checkpoint/restart: start the job again at once; it reloads the
+        # latest checkpoint and runs the workload on, without the failures.
+        ended = time.time()
+        again = [a for a in cmd if not a.startswith(("driver.failures=", "driver.checkpoint_s="))]
+        again += ["driver.restore=1", "driver.failures="]
+        with open(os.path.join(rdir, "launcher.log"), "a") as log:
+            log.write(f"campaign.py: job ended (kvrun exit {rc}); restarting it to restore\n")
+            log.flush()
+            rc = subprocess.call(again, stdout=log, stderr=subprocess.STDOUT)
+        with open(os.path.join(rdir, "restart.json"), "w") as f:
+            json.dump({"job_ended_and_restarted_wallclock": ended,
+                       "second_job_exit": rc}, f, indent=1)
     status = {0: "finished", 1: "failed", 2: "crashed", 3: "hung"}.get(rc, "failed")
     if status != "finished" or run_status(rdir) is None:
         write_stub_meta(c, run, rdir, status if status != "finished" else "failed", t0)
