@@ -29,6 +29,14 @@
 #include "kvstore.h"
 #include "kvtest.h"
 
+/* Under AddressSanitizer freed memory waits in its quarantine, so resident
+ * memory is no measure of leaks there: the RSS rules apply without it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RSS_CHECKED 0
+#else
+#define RSS_CHECKED 1
+#endif
+
 static long count_dir(const char *path) {
     DIR *d = opendir(path);
     long n = 0;
@@ -113,7 +121,7 @@ int main(int argc, char **argv) {
                kvt_rank_world, fds0, fds, maps0, maps, rss0, rss);
         KVT_CHECK(fds <= fds0);
         KVT_CHECK(maps <= maps0);
-        KVT_CHECK(rss - rss0 < 4.0);
+        KVT_CHECK(!RSS_CHECKED || rss - rss0 < 4.0);
     } else if (!strcmp(mode, "recoveries")) {
         kv_store *s;
         KVT_CHECK_RC(kv_open(MPI_COMM_WORLD, &c, &s), KV_OK);
@@ -143,13 +151,13 @@ int main(int argc, char **argv) {
         KVT_CHECK(done >= n);
         if (c.variant == KV_VARIANT_RECREATE_FREE) {  /* frees the old window: nothing kept */
             KVT_CHECK(st.windows_abandoned == 0);
-            KVT_CHECK(grown < 2.0);
+            KVT_CHECK(!RSS_CHECKED || grown < 2.0);
         } else {
             /* One abandoned window per rebuild (per recovery, plus per restart
              * that got that far).  An osc/sm window maps every rank's table,
              * and this rank touched the peers' by reading them. */
             KVT_CHECK(st.windows_abandoned >= done && st.windows_abandoned <= done + restarts);
-            KVT_CHECK(grown < st.windows_abandoned * (table_mib * size + 1.0));
+            KVT_CHECK(!RSS_CHECKED || grown < st.windows_abandoned * (table_mib * size + 1.0));
         }
         KVT_CHECK_RC(kv_close(s), KV_OK);
     } else if (!strcmp(mode, "ops") && argc > 2) {  /* for tests/scripts/test_valgrind.sh */
