@@ -40,6 +40,8 @@ def parse(path):
         lines = open(path, encoding="utf-8").read().splitlines()
     except OSError as e:
         raise CampaignError(f"{path}: {e.strerror}")
+    except UnicodeDecodeError as e:  # found by tests/fuzz/fuzz_campaign.py
+        raise CampaignError(f"{path}: not UTF-8 text (byte {e.start})")
     out = {s: {} for s in SECTIONS}
     section = None
     for no, raw in enumerate(lines, 1):

@@ -19,9 +19,11 @@ FLAGS=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefine
        -I"$MPI_HOME/include")
 KV_SRC=("$ROOT"/kvstore/*.c)
 LIBS=(-L"$MPI_HOME/lib" -Wl,-rpath,"$MPI_HOME/lib" -lmpi -lsde -lm)
+INJ_SRC="$(ls "$ROOT"/injectors/*.c | grep -v kv_inject.c | tr '\n' ' ')"
 declare -A EXTRA=(
   [fuzz_cfgfile]="$ROOT/experiments/cfgfile.c"
-  [fuzz_inject_spec]="$(ls "$ROOT"/injectors/*.c | grep -v kv_inject.c | tr '\n' ' ')"
+  [fuzz_inject_spec]="$INJ_SRC"
+  [fuzz_driver_config]="$(ls "$ROOT"/experiments/{driver_,redis_,workload,histogram,cfgfile}*.c | grep -v kv_driver | tr '\n' ' ') $INJ_SRC"
 )
 fail=0; n=0
 for src in "$ROOT"/tests/fuzz/fuzz_*.c; do
@@ -30,7 +32,9 @@ for src in "$ROOT"/tests/fuzz/fuzz_*.c; do
   extra=(${EXTRA[$t]:-})
   srcs=("$src")
   case $t in fuzz_cfgfile|fuzz_inject_spec) ;; *) srcs+=("${KV_SRC[@]}") ;; esac
-  if ! "$CC" "${FLAGS[@]}" "${srcs[@]}" "${extra[@]}" -o "$OUT/$t" "${LIBS[@]}" 2> "$OUT/$t.build.log"; then
+  libs=("${LIBS[@]}")
+  [ "$t" = fuzz_driver_config ] && libs+=(-lpapi -lhiredis)
+  if ! "$CC" "${FLAGS[@]}" -DKV_GIT_REVISION='"fuzz"' "${srcs[@]}" "${extra[@]}" -o "$OUT/$t" "${libs[@]}" 2> "$OUT/$t.build.log"; then
     echo "FAIL  $t: does not build (see $OUT/$t.build.log)"; fail=$((fail + 1)); continue
   fi
   corpus=$ROOT/tests/fuzz/corpus/$t regress=$ROOT/tests/fuzz/regressions/$t scratch=$OUT/$t.corpus
@@ -50,5 +54,9 @@ for src in "$ROOT"/tests/fuzz/fuzz_*.c; do
     fail=$((fail + 1))
   fi
 done
+n=$((n + 1))  # campaign files are parsed in Python: a mutation fuzzer of its own
+/usr/bin/python3 "$ROOT/tests/fuzz/fuzz_campaign.py" "$SECS" > "$OUT/fuzz_campaign.log" 2>&1
+tail -1 "$OUT/fuzz_campaign.log"
+grep -q '^ok' "$OUT/fuzz_campaign.log" || fail=$((fail + 1))
 echo "$n targets, $fail failed"
 [ "$fail" -eq 0 ]
