@@ -23,6 +23,7 @@ INJ_SRC="$(ls "$ROOT"/injectors/*.c | grep -v kv_inject.c | tr '\n' ' ')"
 declare -A EXTRA=(
   [fuzz_cfgfile]="$ROOT/experiments/cfgfile.c"
   [fuzz_inject_spec]="$INJ_SRC"
+  [fuzz_pidtable]="$INJ_SRC"
   [fuzz_driver_config]="$(ls "$ROOT"/experiments/{driver_,redis_,workload,histogram,cfgfile}*.c | grep -v kv_driver | tr '\n' ' ') $INJ_SRC"
 )
 fail=0; n=0
@@ -31,7 +32,7 @@ for src in "$ROOT"/tests/fuzz/fuzz_*.c; do
   # shellcheck disable=SC2206
   extra=(${EXTRA[$t]:-})
   srcs=("$src")
-  case $t in fuzz_cfgfile|fuzz_inject_spec) ;; *) srcs+=("${KV_SRC[@]}") ;; esac
+  case $t in fuzz_cfgfile|fuzz_inject_spec|fuzz_pidtable) ;; *) srcs+=("${KV_SRC[@]}") ;; esac
   libs=("${LIBS[@]}")
   [ "$t" = fuzz_driver_config ] && libs+=(-lpapi -lhiredis)
   if ! "$CC" "${FLAGS[@]}" -DKV_GIT_REVISION='"fuzz"' "${srcs[@]}" "${extra[@]}" -o "$OUT/$t" "${libs[@]}" 2> "$OUT/$t.build.log"; then
