@@ -111,7 +111,7 @@ def checkpoint():
     for x in r:
         if x["mode"] == "cost":
             cost.setdefault((int(x["ranks"]), int(x["pairs_per_rank"])), []).append(x)
-    print("| ranks | pairs per rank | MB per rank | checkpoint (s) | checkpoint MB/s | disk write+fsync MB/s | runs |")
+    print("| ranks | pairs per rank | MB per rank | checkpoint (s) | checkpoint MB/s, all ranks | plain write+fsync MB/s, all ranks | runs |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for (n, p), g in sorted(cost.items()):
         print(f"| {n} | {p} | {med([x['bytes'] for x in g]) / n / 1e6:.1f} | {med([x['ckpt_s'] for x in g]):.3f} "
