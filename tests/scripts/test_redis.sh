@@ -55,11 +55,17 @@ echo "ok: YCSB A against Redis, 4000 operations, $reads reads verified, every ke
 
 # 2. an injected loss is found
 # shellcheck disable=SC2016
-# (after the load: the pid table appears when the run phase starts)
-"$HARNESS" -- bash -c "$REC"'(for _ in $(seq 600); do [ -e "$T/flushed/pids/rank.1" ] && break; sleep 0.1; done
-  sleep 0.5; redis-cli -p $REDIS_PORT flushall > /dev/null) &
+# (after the load: once the primary holds every record; the pid table can
+# appear before the load ends, and a flush then left nothing to lose.  The
+# run reads only (YCSB C): with updates, a flush early in a 3-s run was
+# repaired by rewrites of nearly every key, and the check rightly found
+# almost nothing lost.)
+"$HARNESS" -- bash -c "$REC"'(for _ in $(seq 600); do
+    [ "$(redis-cli -p $REDIS_PORT dbsize 2>/dev/null || echo 0)" -ge 2000 ] && break; sleep 0.1; done
+  sleep 0.3; redis-cli -p $REDIS_PORT flushall > /dev/null) &
   "$RUN" -n 2 --timeout 90 -- "$DRV" driver.backend=redis redis.port=$REDIS_PORT workload.operations=0 \
-  workload.duration_s=3 '"$COMMON"' driver.out="$T/flushed"; st=$?; wait; exit $st' > "$T/flushed.log" 2>&1
+  workload.duration_s=3 '"$COMMON"' workload.workload=c driver.out="$T/flushed"; st=$?; wait; exit $st' \
+  > "$T/flushed.log" 2>&1
 st=$?
 lost=$(fo "$T/flushed" acked_lost)
 [ "${lost:-0}" != NA ] && [ "${lost:-0}" -gt 0 ] || fail "FLUSHALL during the run: acked_lost '${lost}', want > 0"
