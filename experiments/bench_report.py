@@ -128,6 +128,24 @@ def checkpoint():
             print(f"| {'none' if iv == 0 else f'{iv:g}'} | {t:.0f} | {(base / t - 1) * 100:+.1f}% | {len(g)} |")
         print()
     rs = [x for x in r if x["mode"] == "restart"]
+    rec = rows("recovery.csv")
+    if rs and rec:  # the same question for both: how long until serving again, 4 ranks
+        print("| after a kill, 4 ranks | 100k pairs (s) | 1M pairs (s) | acknowledged writes lost |")
+        print("| --- | --- | --- | --- |")
+        cells = []
+        for per_rank in (25000, 250000):
+            g = [x for x in rs if int(x["pairs_per_rank"]) == per_rank]
+            cells.append(med([float(x["job_start_s"]) + float(x["reload_s"]) + float(x["resume_s"]) for x in g]))
+        lost = med([x["lost_writes"] for x in rs])
+        print(f"| checkpoint/restart (kill 0.5 s after a checkpoint) | {cells[0]:.2f} | {cells[1]:.2f} | {lost:.0f} (median) |")
+        for v in ("recreate-copy", "recreate-inplace", "recreate-free", "spare"):
+            cells = []
+            for pairs in (100000, 1000000):
+                g = [x for x in rec if x["variant"] == v and x["ranks"] == "4" and int(x["pairs"]) == pairs
+                     and x["hang"] == "no"]
+                cells.append(med([(float(x["detect_us"]) + float(x["total_us"])) / 1e6 for x in g]))
+            print(f"| {v} (detection + recovery) | {cells[0]:.2f} | {cells[1]:.2f} | 0 |")
+        print()
     if rs:
         print("| pairs per rank (4 ranks) | job start (s) | reload (s) | resume (s) | writes lost | runs |")
         print("| --- | --- | --- | --- | --- | --- |")
