@@ -67,7 +67,7 @@ if want recovery; then
   for p in ${PAIRS:-10000 100000 1000000}; do
     for n in ${RANKS:-4 8 16}; do
       for v in ${VARIANTS:-recreate-copy recreate-inplace recreate-free spare}; do
-        for rep in $(seq 1 "${REPS:-5}"); do
+        for rep in $(seq "${REP_FROM:-1}" "${REPS:-5}"); do  # REP_FROM: add repetitions later
           np=$n; [ "$v" = spare ] && np=$((n + 1))
           export KV_KILL_LOG=$(mktemp)
           res=$("$ROOT/scripts/kvrun" -n "$np" --timeout "${RECOVERY_TIMEOUT:-300}" -- \
