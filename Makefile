@@ -111,11 +111,11 @@ $(BUILD)/tests/mpi/%: tests/mpi/%.c tests/mpi/kvtest.h $(LIB_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) $(LDLIBS_KV)
 
-$(BUILD)/bin/%: experiments/%.c $(LIB_A) $(KV_HDR)
+$(BUILD)/bin/%: experiments/%.c experiments/ackfile.h $(LIB_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) $(LDLIBS_KV)
 
-$(DRIVER_BIN): $(DRIVER_SRC) experiments/driver.h $(LIB_A) $(INJ_A) $(EXP_A) $(KV_HDR)
+$(DRIVER_BIN): $(DRIVER_SRC) experiments/driver.h experiments/ackfile.h $(LIB_A) $(INJ_A) $(EXP_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -Iinjectors -Iexperiments -DKV_GIT_REVISION='"$(GIT_REV)"' $(DRIVER_SRC) -o $@ \
 	    $(EXP_A) $(INJ_A) $(LIB_A) -lpapi -lhiredis $(LDLIBS_KV)

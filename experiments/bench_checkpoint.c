@@ -20,7 +20,7 @@
  *                          the time and dies by SIGKILL (half the interval:
  *                          the mean loss of a failure at a random moment).
  *                          Every acknowledged put is counted in a file
- *                          mapped MAP_SHARED (acks-RANK: it outlives a
+ *                          mapped MAP_SHARED (ackfile.h: it outlives a
  *                          SIGKILL), with the count at each checkpoint's cut.
  *                          Launched without --with-ft, that ends the job.
  *   restart DIR PAIRS      the relaunched job: times job start (kill to
@@ -38,20 +38,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "ackfile.h"
 #include "kvstore.h"
 #include "../tests/mpi/kvtest.h"
 
-enum { VLEN = 64, MAXCK = 1024 };
-
-/* Acknowledged puts, as a SIGKILL leaves them: a mapped file. */
-typedef struct acks {
-    long long acked;
-    long long at_ckpt[MAXCK];  /* acked at the cut of checkpoint n (index n) */
-} acks;
+enum { VLEN = 64 };
 
 static int rank, size;
 static const char *dir;
@@ -60,16 +53,6 @@ static double wall(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static acks *map_acks(int create) {
-    char p[600];
-    snprintf(p, sizeof p, "%s/acks-%d", dir, rank);
-    int fd = open(p, create ? O_RDWR | O_CREAT | O_TRUNC : O_RDWR, 0644);
-    if (fd < 0 || (create && ftruncate(fd, sizeof(acks)) != 0)) return NULL;
-    acks *a = mmap(NULL, sizeof(acks), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    return a == MAP_FAILED ? NULL : a;
 }
 
 static void key_val(char *k, unsigned char *v, long i, int owner, int gen) {
@@ -165,7 +148,6 @@ int main(int argc, char **argv) {
     const char *mode = argv[1];
     dir = argv[2];
     long pairs = atol(argv[3]);
-    mkdir(dir, 0755);  /* for the acks files; the store makes it too */
     kv_store *s = open_store(pairs);
     kv_checkpoint_info ci;
     unsigned long long rng = 0x9E3779B97F4A7C15ull * (unsigned)(rank + 1);
@@ -209,12 +191,12 @@ int main(int argc, char **argv) {
             nck, nck ? ck_s / (double)nck : 0, all / secs);
     } else if (!strcmp(mode, "crash") && argc > 4) {
         double secs = atof(argv[4]);
-        acks *a = map_acks(1);
+        kv_acks *a = acks_map(dir, rank, 1);
         if (!a) { fprintf(stderr, "cannot map the acks file in %s\n", dir); MPI_Abort(MPI_COMM_WORLD, 2); }
         load(s, pairs);
         a->acked = pairs;
         long long at = a->acked;
-        if (kv_checkpoint(s, &ci) == KV_OK && ci.number < MAXCK) a->at_ckpt[ci.number] = at;
+        if (kv_checkpoint(s, &ci) == KV_OK) acks_cut(a, ci.number, at);
         for (int k = 0; k < 3; k++) {  /* loop 1 s, checkpoint; twice; then SECONDS */
             double start = wall();
             MPI_Bcast(&start, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -222,7 +204,7 @@ int main(int argc, char **argv) {
             while (wall() < until) op(s, pairs, &rng, &a->acked);
             if (k == 2) break;
             at = a->acked;
-            if (kv_checkpoint(s, &ci) == KV_OK && ci.number < MAXCK) a->at_ckpt[ci.number] = at;
+            if (kv_checkpoint(s, &ci) == KV_OK) acks_cut(a, ci.number, at);
         }
         if (rank == size - 1) kvt_die_logged();
         for (;;) pause();  /* the runtime ends the job */
@@ -241,8 +223,7 @@ int main(int argc, char **argv) {
         if (r1 || r2) kvt_errors++;
         kv_barrier(s);
         double resume = kvt_now() - t0;
-        acks *a = map_acks(0);
-        long long lost = a && ci.number < MAXCK ? a->acked - a->at_ckpt[ci.number] : -1, all = 0;
+        long long lost = acks_lost(acks_map(dir, rank, 0), ci.number), all = 0;
         MPI_Reduce(&lost, &all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
         double kill = kvt_kill_time();
         char js[32] = "NA";

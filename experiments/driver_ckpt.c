@@ -9,41 +9,19 @@
  * latest complete checkpoint instead of loading the records, and the run
  * phase goes on with the workload.
  * Lost work: every acknowledged write is counted in a file mapped
- * MAP_SHARED (store.checkpoint_dir/acks-RANK), which outlives a SIGKILL of
- * the process, together with the count at each checkpoint's cut.  After a
+ * MAP_SHARED (store.checkpoint_dir/acks-RANK, ackfile.h), which outlives a
+ * SIGKILL of the process, together with the count at each checkpoint's cut.  After a
  * restore, the writes acknowledged after the restored cut are the lost ones;
  * the driver reports them (restore.csv in the run directory).
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "ackfile.h"
 #include "driver.h"
 
-enum { CK_MAX = 4096 };
-
-typedef struct ck_acks {
-    long long acked;
-    long long at_cut[CK_MAX];  /* acked at the cut of checkpoint n (n < CK_MAX) */
-} ck_acks;
-
-static ck_acks *acks;
+static kv_acks *acks;
 static long long next_k = 1;
-
-static ck_acks *map_acks(const char *dir, int rank, int create) {
-    char p[600];
-    mkdir(dir, 0755);
-    snprintf(p, sizeof p, "%s/acks-%d", dir, rank);
-    int fd = open(p, create ? O_RDWR | O_CREAT | O_TRUNC : O_RDWR, 0644);
-    if (fd < 0) return NULL;
-    if (create && ftruncate(fd, sizeof(ck_acks)) != 0) { close(fd); return NULL; }
-    ck_acks *a = mmap(NULL, sizeof(ck_acks), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    return a == MAP_FAILED ? NULL : a;
-}
 
 static int take(kv_store *kv, drv_rank *m) {
     long long at = acks ? acks->acked : 0;
@@ -53,7 +31,7 @@ static int take(kv_store *kv, drv_rank *m) {
     m->ckpt_s += kv_wtime() - t;
     if (rc != KV_OK) return rc;
     m->checkpoints++;
-    if (acks && ci.number > 0 && ci.number < CK_MAX) acks->at_cut[ci.number] = at;
+    acks_cut(acks, ci.number, at);
     return KV_OK;
 }
 
@@ -63,10 +41,10 @@ int drv_ckpt_start(kv_store *kv, const drv_settings *s, drv_rank *m, int *restor
     *restored = 0;
     if (s->store.variant != KV_VARIANT_CHECKPOINT) return KV_OK;
     if (!s->restore) {
-        acks = map_acks(s->store.checkpoint_dir, rank, 1);
+        acks = acks_map(s->store.checkpoint_dir, rank, 1);
         return acks ? KV_OK : KV_ERR_IO;
     }
-    acks = map_acks(s->store.checkpoint_dir, rank, 0);
+    acks = acks_map(s->store.checkpoint_dir, rank, 0);
     kv_checkpoint_info ci;
     double t = kv_wtime();
     int rc = kv_restore(kv, &ci);
@@ -76,8 +54,8 @@ int drv_ckpt_start(kv_store *kv, const drv_settings *s, drv_rank *m, int *restor
     m->restored_pairs = ci.pairs;
     /* Writes acknowledged after the restored cut are lost; counting goes on
      * from the cut, so a second failure is counted the same way. */
-    m->lost_writes = acks && ci.number < CK_MAX ? acks->acked - acks->at_cut[ci.number] : -1;
-    if (acks && ci.number < CK_MAX) acks->acked = acks->at_cut[ci.number];
+    m->lost_writes = acks_lost(acks, ci.number);
+    if (m->lost_writes >= 0) acks->acked = acks->at_cut[ci.number];
     *restored = 1;
     return KV_OK;
 }

@@ -75,20 +75,14 @@ static int set_driver(drv_settings *s, const char *name, const char *v, char *er
         }
         return 0;
     }
-    if (!strcmp(name, "restore")) {
-        if (strcmp(v, "0") && strcmp(v, "1")) {
-            snprintf(err, len, "restore: '%s' is not 0 or 1", v);
-            return -1;
-        }
-        s->restore = v[0] == '1';
-        return 0;
-    }
-    if (!strcmp(name, "verify") || !strcmp(name, "progress")) {
+    int *flag = !strcmp(name, "verify") ? &s->verify : !strcmp(name, "progress") ? &s->progress
+              : !strcmp(name, "restore") ? &s->restore : NULL;
+    if (flag) {
         if (strcmp(v, "0") && strcmp(v, "1")) {
             snprintf(err, len, "%s: '%s' is not 0 or 1", name, v);
             return -1;
         }
-        *(!strcmp(name, "verify") ? &s->verify : &s->progress) = v[0] == '1';
+        *flag = v[0] == '1';
         return 0;
     }
     snprintf(err, len, "unknown driver setting '%s'", name);

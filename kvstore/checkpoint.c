@@ -209,8 +209,8 @@ static int read_file(kv_store *s, long long number, long long *pairs, long long 
              : fread(img, 1, (size_t)st.st_size, f) == (size_t)st.st_size
                  ? kvc_load_image(s, img, (size_t)st.st_size, number, pairs)
                  : KV_ERR_IO;
+        *bytes = st.st_size;
     }
-    *bytes = st.st_size;
     free(img);
     fclose(f);
     return rc;
