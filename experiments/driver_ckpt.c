@@ -81,24 +81,28 @@ void drv_ckpt_finish(kv_store *kv, const drv_settings *s, drv_rank *m) {
 /* checkpoint.csv in the run directory, and a line on stdout (collective). */
 void drv_ckpt_write(MPI_Comm comm, const drv_settings *s, const drv_rank *m, int me) {
     if (s->store.variant != KV_VARIANT_CHECKPOINT) return;
-    long long mine[2] = {m->lost_writes < 0 ? 0 : m->lost_writes, m->checkpoint_errors}, sum[2];
+    /* lost writes, checkpoint errors, ranks whose ack file was unreadable */
+    long long mine[3] = {m->lost_writes < 0 ? 0 : m->lost_writes, m->checkpoint_errors,
+                         s->restore && m->lost_writes < 0}, sum[3];
     double tm[2] = {m->ckpt_s, m->restore_s}, mx[2];
-    MPI_Reduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, 0, comm);
+    MPI_Reduce(mine, sum, 3, MPI_LONG_LONG, MPI_SUM, 0, comm);
     MPI_Reduce(tm, mx, 2, MPI_DOUBLE, MPI_MAX, 0, comm);
     if (me != 0) return;
+    char lost[32] = "0";  /* NA when a rank could not count: never report a guess */
+    if (s->restore) snprintf(lost, sizeof lost, sum[2] ? "NA" : "%lld", sum[0]);
     char path[1100];
     snprintf(path, sizeof path, "%s/checkpoint.csv", s->out);
     FILE *f = fopen(path, "w");
     if (f) {
         fprintf(f, "interval_s,checkpoints,checkpoint_errors,checkpoint_s_total,restored_from,"
                    "restored_pairs,restore_s,lost_writes\n");
-        fprintf(f, "%g,%lld,%lld,%.6f,%lld,%lld,%.6f,%lld\n", s->checkpoint_s, m->checkpoints, sum[1],
-                mx[0], m->restored_from, m->restored_pairs, mx[1], s->restore ? sum[0] : 0);
+        fprintf(f, "%g,%lld,%lld,%.6f,%lld,%lld,%.6f,%s\n", s->checkpoint_s, m->checkpoints, sum[1],
+                mx[0], m->restored_from, m->restored_pairs, mx[1], lost);
         fclose(f);
     }
     printf("[CHECKPOINT], Taken, %lld every %g s (%.3f s in all, slowest rank)\n", m->checkpoints,
            s->checkpoint_s, mx[0]);
     if (s->restore)
-        printf("[CHECKPOINT], Restored, checkpoint %lld: %lld pairs in %.3f s; %lld acknowledged "
-               "writes lost (after its cut)\n", m->restored_from, m->restored_pairs, mx[1], sum[0]);
+        printf("[CHECKPOINT], Restored, checkpoint %lld: %lld pairs in %.3f s; %s acknowledged "
+               "writes lost (after its cut)\n", m->restored_from, m->restored_pairs, mx[1], lost);
 }
