@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """bench_report.py -- the benchmark tables of the README, from results/bench/.
 
-Reads store-vs-raw.csv, recovery.csv, ycsb.csv, soak.csv and checkpoint.csv (whichever
-exist) and prints Markdown tables: medians over repetitions, with the
+Reads store-vs-raw.csv, recovery.csv, ycsb.csv, soak.csv, checkpoint.csv,
+proposed.csv and proposed-overhead.csv (whichever exist) and prints Markdown tables: medians over repetitions, with the
 number of runs behind each value.  The README's numbers are this script's
 output; rerun it after `make bench` / `make soak` to refresh them.
 """
@@ -39,8 +39,8 @@ def store_vs_raw():
     print()
 
 
-def recovery():
-    r = rows("recovery.csv")
+def recovery(name="recovery.csv"):
+    r = rows(name)
     if not r:
         return
     groups = {}
@@ -95,11 +95,16 @@ def soak():
         return
     groups = {}
     for x in r:
-        groups.setdefault((x["variant"], x["backend"]), []).append(x["outcome"])
-    print("| variant | backend | runs | passed | failed | hung |")
-    print("| --- | --- | --- | --- | --- | --- |")
+        groups.setdefault((x["variant"], x["backend"]), []).append(x)
+    print("| variant | backend | runs | passed | failed | hung | scenarios (runs) |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for (v, b), g in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        print(f"| {v} | {b} | {len(g)} | {g.count('pass')} | {g.count('fail')} | {g.count('hang')} |")
+        out = [x["outcome"] for x in g]
+        sc = {}
+        for x in g:
+            sc[x.get("scenario", "single")] = sc.get(x.get("scenario", "single"), 0) + 1
+        scs = ", ".join(f"{k} {n}" for k, n in sc.items())
+        print(f"| {v} | {b} | {len(g)} | {out.count('pass')} | {out.count('fail')} | {out.count('hang')} | {scs} |")
     print()
 
 
@@ -156,8 +161,83 @@ def checkpoint():
         print()
 
 
+def proposed():
+    """Variant proposed against the workarounds, measured side by side."""
+    rec = rows("proposed.csv")
+    if rec:
+        recovery("proposed.csv")
+        # The ratio to proposed per cell, on the medians above.
+        cells = sorted({(int(x["ranks"]), int(x["pairs"])) for x in rec}, key=lambda c: (c[1], c[0]))
+        others = sorted({x["variant"] for x in rec} - {"proposed"})
+        print("| ranks | pairs | " + " | ".join(f"{v} / proposed, recovery" for v in others) + " |")
+        print("| --- | --- | " + " | ".join("---" for _ in others) + " |")
+        for n, p in cells:
+            t = lambda v: med([x["total_us"] for x in rec if x["variant"] == v and int(x["ranks"]) == n  # noqa: E731
+                               and int(x["pairs"]) == p and x["hang"] == "no"])
+            base = t("proposed")
+            print(f"| {n} | {p} | " + " | ".join(f"{t(v) / base:.2f}" for v in others) + " |")
+        print()
+    ov = rows("proposed-overhead.csv")
+    if ov:
+        print("| workload | ranks | none (ops/s) | recreate-copy | proposed | proposed / recreate-copy | runs each |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        for wl, n in sorted({(x["workload"], int(x["ranks"])) for x in ov}):
+            g = lambda v: [x["throughput_ops_per_s"] for x in ov  # noqa: E731
+                           if x["variant"] == v and x["workload"] == wl and int(x["ranks"]) == n]
+            none, copy, prop = med(g("none")), med(g("recreate-copy")), med(g("proposed"))
+            print(f"| YCSB {wl.upper()} | {n} | {none:.0f} | {copy:.0f} ({(copy / none - 1) * 100:+.1f}%) "
+                  f"| {prop:.0f} ({(prop / none - 1) * 100:+.1f}%) | {prop / copy:.3f} | {len(g('proposed'))} |")
+        print()
+
+
+def code_lines(path, only=None, skip=()):
+    """Lines of C code in path: not blank, not comment, none containing a
+    word of skip; with only, just those inside the named functions."""
+    n, in_comment, fn = 0, False, None
+    for line in open(path):
+        t = line.strip()
+        if in_comment:
+            in_comment = "*/" not in t
+            continue
+        if t.startswith("/*"):
+            in_comment = "*/" not in t
+            continue
+        if line[:1].isalpha() and "(" in line and line.rstrip().endswith("{"):
+            fn = line.split("(")[0].split()[-1].lstrip("*")
+        if not t or t.startswith("//") or any(w in t for w in skip):
+            continue
+        if only is None or fn in only:
+            n += 1
+        if line.startswith("}"):
+            fn = None
+    return n
+
+
+def loc():
+    """Recovery code per variant, counted in the source (not a result file):
+    the variant's own file, the failure detection only it needs, and the
+    recovery every variant shares.  Detection for the workarounds is the
+    watchdog (detect.c: start, stop, test, alarm, without the two hooks
+    variant proposed adds); proposed detects through the window, in its own
+    file.  Both use detect.c's error classification (kvw_status), counted
+    with the shared part."""
+    kv = os.path.normpath(os.path.join(BENCH, "..", "..", "kvstore"))
+    det = os.path.join(kv, "detect.c")
+    hooks = ("window_failed", "revoke_window")
+    watchdog = code_lines(det, only=("kvw_start", "kvw_stop", "kvw_test", "kvw_alarm"), skip=hooks)
+    shared = (sum(code_lines(os.path.join(kv, f)) for f in ("recover.c", "rereplicate.c"))
+              + code_lines(det, only=("kvw_is_ft_error", "kvw_failure_known", "kvw_status")))
+    print("| variant | its own file | failure detection (watchdog) | shared recovery | total |")
+    print("| --- | --- | --- | --- | --- |")
+    for v in ("recreate-copy", "recreate-inplace", "recreate-free", "spare", "proposed"):
+        own = code_lines(os.path.join(kv, "variant_" + v.replace("-", "_") + ".c"))
+        w = 0 if v == "proposed" else watchdog
+        print(f"| {v} | {own} | {w} | {shared} | {own + w + shared} |")
+    print()
+
+
 if __name__ == "__main__":
-    parts = sys.argv[1:] or ["store-vs-raw", "recovery", "ycsb", "soak", "checkpoint"]
+    parts = sys.argv[1:] or ["store-vs-raw", "recovery", "ycsb", "soak", "checkpoint", "proposed", "loc"]
     for p in parts:
         {"store-vs-raw": store_vs_raw, "recovery": recovery, "ycsb": ycsb, "soak": soak,
-         "checkpoint": checkpoint}[p]()
+         "checkpoint": checkpoint, "proposed": proposed, "loc": loc}[p]()

@@ -10,6 +10,12 @@
  * poll_interval operations (kvw_maybe) and every wait loop tests it on each
  * turn.  A message that arrives successfully is the close signal for
  * spares (see recover.c).
+ *
+ * Variant proposed needs none of this: with Open MPI's fault-tolerant RMA
+ * (patches/openmpi) the RMA calls themselves return MPIX_ERR_PROC_FAILED
+ * or MPIX_ERR_REVOKED, the hot path polls nothing, wait loops ask the
+ * window (MPIX_Win_get_failed, MPIX_Win_is_revoked), and the alarm revokes
+ * the window (variant_proposed.c).
  */
 #include "kv_internal.h"
 
@@ -57,6 +63,7 @@ int kvw_status(kv_store *s, int rc) {
 }
 
 int kvw_start(kv_store *s) {
+    if (s->vt->window_failed) return KV_OK;  /* the window is the detector */
     if (s->watch == MPI_COMM_NULL) {
         if (MPI_Comm_dup(s->all, &s->watch) != MPI_SUCCESS) return KV_ERR_MPI;
         MPI_Comm_set_errhandler(s->watch, MPI_ERRORS_RETURN);
@@ -82,6 +89,7 @@ void kvw_stop(kv_store *s) {
 
 bool kvw_test(kv_store *s) {
     if (s->failure_pending) return true;
+    if (s->vt->window_failed) return s->failure_pending = s->vt->window_failed(s);
     if (!s->vt->detects || s->watch_req == MPI_REQUEST_NULL) return false;
     s->st.polls++;
     int flag = 0;
@@ -97,7 +105,9 @@ bool kvw_test(kv_store *s) {
     return s->failure_pending;
 }
 
-/* Tell everybody: revoke the watchdog so every pending receive fails. */
+/* Tell everybody: revoke the watchdog so every pending receive fails (or,
+ * variant proposed, the window, so that every RMA call fails). */
 void kvw_alarm(kv_store *s) {
     if (s->watch != MPI_COMM_NULL) MPIX_Comm_revoke(s->watch);
+    if (s->vt->revoke_window) s->vt->revoke_window(s);
 }

@@ -70,13 +70,25 @@ void kvh_place(uint64_t kh, const int *ids, int n, int r, int *out);
  * All variants share the rest of recovery (recover.c).  */
 typedef struct kvr_variant_ops {
     const char *name;
-    bool detects;  /* false: no watchdog (variant none) */
+    bool detects;  /* false: no failure detection, no recovery (variant none) */
     /* Make s->win a window on s->comm over the current table (s->base). */
     int (*rebuild)(kv_store *s);
+    /* Set when the window reports failures itself (the proposed ULFM RMA
+     * features, variant proposed): then there is no watchdog, wait loops
+     * call window_failed, and the alarm calls revoke_window.  NULL for the
+     * workaround variants. */
+    bool (*window_failed)(kv_store *s);
+    void (*revoke_window)(kv_store *s);
 } kvr_variant_ops;
 
 extern const kvr_variant_ops kvr_none, kvr_recreate_copy, kvr_recreate_inplace,
-    kvr_recreate_free, kvr_spare, kvr_checkpoint;
+    kvr_recreate_free, kvr_spare, kvr_checkpoint, kvr_proposed;
+
+int kvr_rebuild_copy(kv_store *s);
+int kvr_rebuild_free(kv_store *s);
+/* Switch on Open MPI's fault-tolerant RMA (variant proposed); KV_OK, or
+ * KV_ERR_UNSUPPORTED when this MPI lacks it. */
+int kvr_proposed_enable(void);
 
 typedef struct kv_abandoned {
     MPI_Win win;
@@ -154,7 +166,7 @@ void kvw_stop(kv_store *s);
 bool kvw_test(kv_store *s);
 static inline bool kvw_maybe(kv_store *s) {
     if (s->failure_pending) return true;
-    if (!s->vt->detects) return false;
+    if (!s->vt->detects || s->vt->window_failed) return false;  /* the RMA calls report */
     if (++s->ops_since_poll < (unsigned)s->cfg.poll_interval) return false;
     s->ops_since_poll = 0;
     return kvw_test(s);

@@ -11,6 +11,8 @@
  */
 #include "kv_internal.h"
 
+#include <mpi-ext.h>  /* OMPI_HAVE_MPIX_WIN_FT: the patched Open MPI */
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +25,10 @@ static const kvr_variant_ops *variant_ops(kv_variant v) {
     case KV_VARIANT_RECREATE_FREE: return &kvr_recreate_free;
     case KV_VARIANT_SPARE: return &kvr_spare;
     case KV_VARIANT_CHECKPOINT: return &kvr_checkpoint;
-    default: return NULL;  /* proposed: not in this build */
+#ifdef OMPI_HAVE_MPIX_WIN_FT
+    case KV_VARIANT_PROPOSED: return &kvr_proposed;
+#endif
+    default: return NULL;  /* proposed without the patched Open MPI */
     }
 }
 
@@ -90,6 +95,7 @@ static int open_check(MPI_Comm comm, const kv_config *cfg) {
     MPI_Comm_size(comm, &size);
     int rc = kv_config_check(cfg, NULL, 0);
     if (rc == KV_OK && !variant_ops(cfg->variant)) rc = KV_ERR_UNSUPPORTED;
+    if (rc == KV_OK && variant_ops(cfg->variant)->window_failed) rc = kvr_proposed_enable();
     if (rc == KV_OK && cfg->spares >= size) rc = KV_ERR_TOO_FEW_RANKS;
     if (rc == KV_OK && cfg->replicas > size - cfg->spares) rc = KV_ERR_TOO_FEW_RANKS;
     int all = rc;  /* every rank returns the same (most negative) status */

@@ -23,4 +23,4 @@ int kvr_rebuild_copy(kv_store *s) {
     return KV_OK;
 }
 
-const kvr_variant_ops kvr_recreate_copy = {"recreate-copy", true, kvr_rebuild_copy};
+const kvr_variant_ops kvr_recreate_copy = {"recreate-copy", true, kvr_rebuild_copy, NULL, NULL};

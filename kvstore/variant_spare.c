@@ -15,14 +15,12 @@
 #include <stdlib.h>
 #include <time.h>
 
-int kvr_rebuild_copy(kv_store *s);
-
 static int spare_rebuild(kv_store *s) {
     if (s->base) return kvr_rebuild_copy(s);
     return kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced, true);
 }
 
-const kvr_variant_ops kvr_spare = {"spare", true, spare_rebuild};
+const kvr_variant_ops kvr_spare = {"spare", true, spare_rebuild, NULL, NULL};
 
 int kv_spare_wait(kv_store *s) {
     if (!s) return KV_ERR_ARG;

@@ -121,6 +121,10 @@ build_openmpi() {
     log "applying $(basename "$p")"
     patch -d "$work/src" -p1 --forward --quiet < "$p" || die "patch $(basename "$p") does not apply"
   done
+  # A patch that adds a source file changes Makefile.am and Makefile.in
+  # alike; make must not see the .am as newer and call automake, which the
+  # tarball build does not need (nor has).
+  find "$work/src" -name Makefile.in -exec touch {} +
   mkdir -p "$work/obj"
   local logf=$work/build.log
   log "configure (full log: $logf)"

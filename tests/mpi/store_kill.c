@@ -5,9 +5,20 @@
  * run: 4 allocate recreate-free 2 1
  * run: 5 allocate spare 2 1 1
  * run: 6 allocate recreate-copy 3 2
+ * run: 6 allocate recreate-free 3 2
+ * run: 7 allocate spare 3 2 2
  * run: 6 allocate recreate-copy 2 1 0 seq
+ * run: 6 allocate recreate-free 2 1 0 seq
+ * run: 6 allocate spare 2 1 1 seq
  * run: 6 allocate recreate-copy 3 2 0 rerep
  * run: 6 allocate recreate-free 3 2 0 rerep
+ * run: 7 allocate spare 3 2 1 rerep
+ * run: 4 allocate proposed 2 1
+ * run: 6 allocate proposed 3 2
+ * run: 6 allocate proposed 2 1 0 seq
+ * run: 6 allocate proposed 3 2 0 rerep
+ * run: 4 create proposed 2 1
+ * run: 6 create proposed 2 1 0 seq
  *
  * Arguments: backend variant r kills [spares] [seq|rerep]; $KV_TEST_SEED
  * varies the victims and the moments (the soak target, experiments/soak.sh).
@@ -22,7 +33,9 @@
  * both.  (recreate-inplace is tested
  * with one kill: after its first recovery the windows are MPI_Win_create
  * windows, osc/rdma, whose hangs on a dead target are measured by the
- * soak target, not asserted here.)  Pass rules: every survivor
+ * soak target, not asserted here.  Variant proposed, on the patched Open
+ * MPI's fault-tolerant RMA, is asserted on osc/rdma too: it must not
+ * hang there.)  Pass rules: every survivor
  * completes its workload (interrupted calls are retried); afterwards each
  * survivor's latest acknowledged value of every key it wrote is read back
  * exactly by every survivor; values read during the run always belong to

@@ -4,6 +4,7 @@
  * run: 4 allocate recreate-inplace
  * run: 4 allocate recreate-free
  * run: 5 allocate spare
+ * run: 4 allocate proposed
  *
  * Rank 1 (the victim) writes "old" values for 32 keys, then takes the slot
  * locks of every key at every replica the way a writer does and, as ops.c

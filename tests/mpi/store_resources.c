@@ -4,6 +4,7 @@
  * run: 3 recoveries recreate-copy
  * run: 3 recoveries recreate-inplace
  * run: 3 recoveries recreate-free
+ * run: 3 recoveries proposed
  *
  *   openclose   kv_open + 100 puts + kv_close, 150 times in one process.
  *               Pass rule: between iteration 30 and 150 the process gains

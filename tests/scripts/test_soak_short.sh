@@ -8,6 +8,6 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$(mktemp); trap 'rm -f "$OUT"' EXIT
 RUNS=3 BACKENDS=allocate OUT=$OUT bash "$ROOT/experiments/soak.sh"
-bad=$(awk -F, 'NR > 1 && $5 != "pass"' "$OUT")
+bad=$(awk -F, 'NR > 1 && $6 != "pass"' "$OUT")
 [ -z "$bad" ] || { echo "FAIL: runs that did not pass:"; echo "$bad"; exit 1; }
 echo "PASS: $(($(wc -l < "$OUT") - 1)) randomised kill runs, no failure, no hang"

@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""Variant proposed (the patched Open MPI's fault-tolerant RMA) against the
+workarounds, from results/bench/.
+
+Reads proposed.csv and proposed-overhead.csv (BENCH=proposed make bench)
+and soak.csv (make soak), and draws one figure with four panels:
+  a. recovery time without detection, per variant, for every ranks x pairs
+     cell measured: median, with the phases stacked (windows,
+     re-replication, the rest: revoke, shrink, agree);
+  b. detection: time from the kill to the first survivor noticing it,
+     median per variant and cell;
+  c. hang rate on osc/rdma (backend create) with random kill times, per
+     variant, with the number of runs;
+  d. failure-free YCSB B and C throughput relative to variant none, median
+     over the repetitions.
+Usage: fig_proposed.py [BENCH_DIR [OUT_DIR]]  (default results/bench,
+BENCH_DIR/figures).  Prints what it drew and from how many runs.
+"""
+import csv
+import os
+import statistics as st
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VARIANTS = ["proposed", "recreate-copy", "recreate-free", "recreate-inplace", "spare"]
+COLORS = {"proposed": "#c03030", "recreate-copy": "#3060c0", "recreate-free": "#30a060",
+          "recreate-inplace": "#a0a030", "spare": "#8040a0"}
+
+
+def rows(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return st.median(xs) if xs else None
+
+
+def main():
+    bench = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "results", "bench")
+    out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(bench, "figures")
+    rec = [r for r in rows(os.path.join(bench, "proposed.csv")) if r["hang"] == "no"]
+    if not rec:
+        sys.exit(f"fig_proposed: no runs in {bench}/proposed.csv: run BENCH=proposed make bench")
+    ov = rows(os.path.join(bench, "proposed-overhead.csv"))
+    soak = [r for r in rows(os.path.join(bench, "soak.csv")) if r["backend"] == "create"]
+    os.makedirs(out, exist_ok=True)
+
+    cells = sorted({(int(r["ranks"]), int(r["pairs"])) for r in rec}, key=lambda c: (c[1], c[0]))
+    variants = [v for v in VARIANTS if any(r["variant"] == v for r in rec)]
+    fig, ax = plt.subplots(2, 2, figsize=(13, 8.5))
+    w = 0.8 / len(variants)
+    for vi, v in enumerate(variants):
+        xs, win, rerep, rest, det = [], [], [], [], []
+        for ci, (n, p) in enumerate(cells):
+            g = [r for r in rec if r["variant"] == v and int(r["ranks"]) == n and int(r["pairs"]) == p]
+            if not g:
+                continue
+            xs.append(ci + (vi - (len(variants) - 1) / 2) * w)
+            tw = med([num(r["windows_us"]) for r in g]) / 1e3
+            tr = med([num(r["rereplicate_us"]) for r in g]) / 1e3
+            tt = med([num(r["total_us"]) for r in g]) / 1e3
+            win.append(tw)
+            rerep.append(tr)
+            rest.append(max(tt - tw - tr, 0))
+            det.append((med([num(r["detect_us"]) for r in g]) or 0) / 1e3)
+        c = COLORS.get(v, "grey")
+        ax[0][0].bar(xs, win, w, color=c, label=f"{v}: windows")
+        ax[0][0].bar(xs, rerep, w, bottom=win, color=c, alpha=0.55, label=f"{v}: re-replication")
+        ax[0][0].bar(xs, rest, w, bottom=[a + b for a, b in zip(win, rerep)], color=c, alpha=0.25,
+                     label=f"{v}: revoke+shrink+agree")
+        ax[0][1].bar(xs, det, w, color=c, label=v)
+    labels = [f"{n} ranks\n{p // 1000}k pairs" for n, p in cells]
+    for a, title, yl in ((ax[0][0], "a. recovery, detection excluded (median)", "ms"),
+                         (ax[0][1], "b. detection: kill to first notice (median)", "ms")):
+        a.set_xticks(range(len(cells)))
+        a.set_xticklabels(labels, fontsize=8)
+        a.set_yscale("log")
+        a.set_ylabel(yl)
+        a.set_title(title)
+        a.legend(fontsize=6, ncol=2)
+
+    hv = [v for v in VARIANTS if any(r["variant"] == v for r in soak)]
+    if hv:
+        rates = [sum(r["outcome"] == "hang" for r in soak if r["variant"] == v) /
+                 sum(r["variant"] == v for r in soak) * 100 for v in hv]
+        runs = [sum(r["variant"] == v for r in soak) for v in hv]
+        bars = ax[1][0].bar(range(len(hv)), rates, color=[COLORS.get(v, "grey") for v in hv])
+        for b, n, rt in zip(bars, runs, rates):
+            ax[1][0].annotate(f"{rt:.0f}% of {n}", (b.get_x() + b.get_width() / 2, rt),
+                              ha="center", va="bottom", fontsize=8)
+        ax[1][0].set_xticks(range(len(hv)))
+        ax[1][0].set_xticklabels(hv, fontsize=8)
+    ax[1][0].set_ylim(0, 110)
+    ax[1][0].set_ylabel("runs that hung (%)")
+    ax[1][0].set_title("c. hangs on osc/rdma, random kill times (soak.csv)")
+
+    groups = sorted({(r["workload"], int(r["ranks"])) for r in ov})
+    ovv = [v for v in ("recreate-copy", "proposed") if any(r["variant"] == v for r in ov)]
+    for vi, v in enumerate(ovv):
+        ys = []
+        for wl, n in groups:
+            base = med([num(r["throughput_ops_per_s"]) for r in ov
+                        if r["variant"] == "none" and r["workload"] == wl and int(r["ranks"]) == n])
+            mine = med([num(r["throughput_ops_per_s"]) for r in ov
+                        if r["variant"] == v and r["workload"] == wl and int(r["ranks"]) == n])
+            ys.append(mine / base if base and mine else 0)
+        ax[1][1].bar([i + (vi - 0.5) * 0.4 for i in range(len(groups))], ys, 0.4,
+                     color=COLORS.get(v, "grey"), label=v)
+    ax[1][1].axhline(1.0, color="black", lw=0.8)
+    ax[1][1].set_xticks(range(len(groups)))
+    ax[1][1].set_xticklabels([f"YCSB {wl.upper()}\n{n} ranks" for wl, n in groups], fontsize=8)
+    ax[1][1].set_ylabel("throughput / variant none")
+    ax[1][1].set_title("d. failure-free throughput (median of repetitions)")
+    ax[1][1].legend(fontsize=8)
+
+    fig.tight_layout()
+    path = os.path.join(out, "proposed.png")
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}: {len(rec)} recovery runs, {len(soak)} osc/rdma soak runs, "
+          f"{len(ov)} failure-free runs")
+
+
+if __name__ == "__main__":
+    main()
