@@ -58,6 +58,13 @@ static int kvo_mpi_fail(kv_store *s, int rc) {
         s->failure_pending = true;
         return KV_ERR_INTERRUPTED;
     }
+    if (s->trace) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int n = 0, cls = 0;
+        MPI_Error_string(rc, msg, &n);
+        MPI_Error_class(rc, &cls);
+        KVR_TRACE(s, "RMA error %d class %d: %s", rc, cls, msg);
+    }
     return KV_ERR_MPI;
 }
 

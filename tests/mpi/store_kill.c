@@ -139,6 +139,7 @@ int main(int argc, char **argv) {
                 value_for(val, sizeof val, me, k, it);
                 rc = RETRY(kv_put(s, key, strlen(key), val, strlen(val)));
                 KVT_CHECK(rc == KV_OK || rc == KV_WARN_DEGRADED);
+                if (rc != KV_OK && rc != KV_WARN_DEGRADED) fprintf(stderr, "[rank %d] put: %s\n", rank, kv_strerror(rc));
                 if (rc == KV_OK || rc == KV_WARN_DEGRADED) acked[k] = it;
             } else if (kind == 2) {
                 snprintf(key, sizeof key, "w%d-k%d", other, k);
@@ -154,6 +155,7 @@ int main(int argc, char **argv) {
             } else {
                 rc = RETRY(kv_fetch_add(s, "ops", 3, 1, NULL));
                 KVT_CHECK(rc == KV_OK || rc == KV_WARN_DEGRADED);
+                if (rc != KV_OK && rc != KV_WARN_DEGRADED) fprintf(stderr, "[rank %d] fetch_add: %s\n", rank, kv_strerror(rc));
             }
         }
     }
