@@ -3,7 +3,7 @@
 workarounds, from results/bench/.
 
 Reads proposed.csv and proposed-overhead.csv (BENCH=proposed make bench)
-and soak.csv (make soak), and draws one figure with four panels:
+and hangs-rdma.csv (make soak), and draws one figure with four panels:
   a. recovery time without detection, per variant, for every ranks x pairs
      cell measured: median, with the phases stacked (windows,
      re-replication, the rest: revoke, shrink, agree);
@@ -58,7 +58,7 @@ def main():
     if not rec:
         sys.exit(f"fig_proposed: no runs in {bench}/proposed.csv: run BENCH=proposed make bench")
     ov = rows(os.path.join(bench, "proposed-overhead.csv"))
-    soak = [r for r in rows(os.path.join(bench, "soak.csv")) if r["backend"] == "create"]
+    soak = [r for r in rows(os.path.join(bench, "hangs-rdma.csv")) if r["backend"] == "create"]
     os.makedirs(out, exist_ok=True)
 
     cells = sorted({(int(r["ranks"]), int(r["pairs"])) for r in rec}, key=lambda c: (c[1], c[0]))
@@ -108,7 +108,7 @@ def main():
         ax[1][0].set_xticklabels(hv, fontsize=8)
     ax[1][0].set_ylim(0, 110)
     ax[1][0].set_ylabel("runs that hung (%)")
-    ax[1][0].set_title("c. hangs on osc/rdma, random kill times (soak.csv)")
+    ax[1][0].set_title("c. hangs on osc/rdma, one kill at a random operation")
 
     groups = sorted({(r["workload"], int(r["ranks"])) for r in ov})
     ovv = [v for v in ("recreate-copy", "proposed") if any(r["variant"] == v for r in ov)]

@@ -139,6 +139,8 @@ if want proposed; then  # variant proposed against the workarounds (issue #10)
     done
   done
   echo "wrote $f"
+  python3 "$ROOT/experiments/bench_report.py" proposed loc
+  /usr/bin/python3 "$ROOT/analysis/fig_proposed.py" "$OUT" "$OUT/figures" || echo "bench: no proposed figure (see above)"
 fi
 
 if want redis; then  # the store against Redis (issue #9)

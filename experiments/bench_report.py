@@ -89,8 +89,8 @@ def ycsb():
     print()
 
 
-def soak():
-    r = rows("soak.csv")
+def soak(name="soak.csv"):
+    r = rows(name)
     if not r:
         return
     groups = {}
@@ -237,7 +237,9 @@ def loc():
 
 
 if __name__ == "__main__":
-    parts = sys.argv[1:] or ["store-vs-raw", "recovery", "ycsb", "soak", "checkpoint", "proposed", "loc"]
+    parts = sys.argv[1:] or ["store-vs-raw", "recovery", "ycsb", "soak", "hangs-rdma", "checkpoint",
+                             "proposed", "loc"]
     for p in parts:
         {"store-vs-raw": store_vs_raw, "recovery": recovery, "ycsb": ycsb, "soak": soak,
+         "hangs-rdma": lambda: soak("hangs-rdma.csv"),
          "checkpoint": checkpoint, "proposed": proposed, "loc": loc}[p]()

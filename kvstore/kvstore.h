@@ -75,7 +75,10 @@ typedef enum kv_variant {
     KV_VARIANT_RECREATE_INPLACE = 2,  /* new windows over the same memory, old abandoned */
     KV_VARIANT_RECREATE_FREE = 3,     /* old windows freed first (may hang; bounded) */
     KV_VARIANT_SPARE = 4,             /* spare ranks replace failed ones */
-    KV_VARIANT_PROPOSED = 5,          /* MPIX_Win_revoke & co (needs the patched MPI) */
+    KV_VARIANT_PROPOSED = 5,          /* the RMA calls report failures, MPIX_Win_revoke:
+                                         needs Open MPI with patches/openmpi (else
+                                         kv_open returns KV_ERR_UNSUPPORTED); sets
+                                         osc_base_ft_rma for the process */
     KV_VARIANT_CHECKPOINT = 6,        /* no replicas; periodic checkpoints to files */
     KV_VARIANT_COUNT_ = 7
 } kv_variant;
