@@ -85,7 +85,6 @@ extern const kvr_variant_ops kvr_none, kvr_recreate_copy, kvr_recreate_inplace,
     kvr_recreate_free, kvr_spare, kvr_checkpoint, kvr_proposed;
 
 int kvr_rebuild_copy(kv_store *s);
-int kvr_rebuild_free(kv_store *s);
 /* Switch on Open MPI's fault-tolerant RMA (variant proposed); KV_OK, or
  * KV_ERR_UNSUPPORTED when this MPI lacks it. */
 int kvr_proposed_enable(void);

@@ -7,9 +7,11 @@
  * involves a failed rank returns MPIX_ERR_PROC_FAILED, which starts
  * recovery (ops.c, kvw_status); the first survivor in recovery revokes
  * the window (kvw_alarm), so every other member's next synchronisation
- * returns MPIX_ERR_REVOKED and it joins.  The window is then freed -- the
- * patched MPI_Win_free completes without the dead -- and allocated anew on
- * the survivors, as recreate-free does but without its hang.
+ * returns MPIX_ERR_REVOKED and it joins.  The rebuild is recreate-copy's
+ * -- a new window on the survivors, the table copied in -- except that
+ * the old window is then freed, not abandoned: the patched MPI_Win_free
+ * completes without the dead.  (Freeing first, as recreate-free must,
+ * would cost a second copy of the table: the window's memory goes with it.)
  *
  * The patched Open MPI keeps its stock behaviour unless the MCA parameter
  * osc_base_ft_rma is set; kv_open sets it for this variant through MPI_T,
@@ -20,6 +22,8 @@
 #include "kv_internal.h"
 
 #include <mpi-ext.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef OMPI_HAVE_MPIX_WIN_FT
 /* For wait loops (a slot lock held by a dead writer, a barrier): has the
@@ -41,7 +45,24 @@ static void revoke_window(kv_store *s) {
     if (s->win != MPI_WIN_NULL) MPIX_Win_revoke(s->win);
 }
 
-const kvr_variant_ops kvr_proposed = {"proposed", true, kvr_rebuild_free, window_failed,
+static int proposed_rebuild(kv_store *s) {
+    unsigned char *nb;
+    MPI_Win nw;
+    bool mal;
+    int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &nb, &nw, &mal, s->base == NULL);
+    if (rc) return rc;
+    if (s->base) memcpy(nb, s->base, s->table_bytes);
+    if (s->win != MPI_WIN_NULL) {
+        MPI_Win_free(&s->win);  /* revoked: completes without the dead */
+        if (s->base_malloced) free(s->base);
+    }
+    s->win = nw;
+    s->base = nb;
+    s->base_malloced = mal;
+    return KV_OK;
+}
+
+const kvr_variant_ops kvr_proposed = {"proposed", true, proposed_rebuild, window_failed,
                                       revoke_window};
 #endif
 

@@ -13,7 +13,7 @@
 
 #include <stdlib.h>
 
-int kvr_rebuild_free(kv_store *s) {
+static int free_rebuild(kv_store *s) {
     unsigned char *save = malloc(s->table_bytes ? s->table_bytes : 1);
     if (!save) return KV_ERR_NOMEM;
     memcpy(save, s->base, s->table_bytes);
@@ -27,4 +27,4 @@ int kvr_rebuild_free(kv_store *s) {
     return rc;
 }
 
-const kvr_variant_ops kvr_recreate_free = {"recreate-free", true, kvr_rebuild_free, NULL, NULL};
+const kvr_variant_ops kvr_recreate_free = {"recreate-free", true, free_rebuild, NULL, NULL};
