@@ -3,7 +3,7 @@
 workarounds, from results/bench/.
 
 Reads proposed.csv and proposed-overhead.csv (BENCH=proposed make bench)
-and hangs-rdma.csv (make soak), and draws one figure with four panels:
+and hangs-rdma*.csv (make soak), and draws one figure with four panels:
   a. recovery time without detection, per variant, for every ranks x pairs
      cell measured: median total, and inside its bar the median windows
      phase (the rest is mostly re-replication);
@@ -58,7 +58,8 @@ def main():
     if not rec:
         sys.exit(f"fig_proposed: no runs in {bench}/proposed.csv: run BENCH=proposed make bench")
     ov = rows(os.path.join(bench, "proposed-overhead.csv"))
-    soak = [r for r in rows(os.path.join(bench, "hangs-rdma.csv")) if r["backend"] == "create"]
+    soak = [r for f in sorted(os.listdir(bench)) if f.startswith("hangs-rdma") and f.endswith(".csv")
+            for r in rows(os.path.join(bench, f)) if r["backend"] == "create"]
     os.makedirs(out, exist_ok=True)
 
     cells = sorted({(int(r["ranks"]), int(r["pairs"])) for r in rec}, key=lambda c: (c[1], c[0]))

@@ -90,7 +90,11 @@ def ycsb():
 
 
 def soak(name="soak.csv"):
-    r = rows(name)
+    # hangs-rdma*.csv: `make soak` writes hangs-rdma.csv; sets run apart
+    # (other RUNS or TIMEOUT per variant) keep their own suffix.
+    names = sorted(f for f in os.listdir(BENCH) if f.startswith("hangs-rdma") and f.endswith(".csv")) \
+        if name == "hangs-rdma.csv" else [name]
+    r = [x for n in names for x in rows(n)]
     if not r:
         return
     groups = {}
