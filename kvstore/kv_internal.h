@@ -84,6 +84,9 @@ typedef struct kvr_variant_ops {
 extern const kvr_variant_ops kvr_none, kvr_recreate_copy, kvr_recreate_inplace,
     kvr_recreate_free, kvr_spare, kvr_checkpoint, kvr_proposed;
 
+/* A new window on s->comm with the table copied in; the old one is freed
+ * (free_old) or abandoned (kvo_abandon).  kvr_rebuild_copy abandons. */
+int kvr_rebuild_copy_then(kv_store *s, bool free_old);
 int kvr_rebuild_copy(kv_store *s);
 /* Switch on Open MPI's fault-tolerant RMA (variant proposed); KV_OK, or
  * KV_ERR_UNSUPPORTED when this MPI lacks it. */

@@ -22,8 +22,6 @@
 #include "kv_internal.h"
 
 #include <mpi-ext.h>
-#include <stdlib.h>
-#include <string.h>
 
 #ifdef OMPI_HAVE_MPIX_WIN_FT
 /* For wait loops (a slot lock held by a dead writer, a barrier): has the
@@ -45,22 +43,9 @@ static void revoke_window(kv_store *s) {
     if (s->win != MPI_WIN_NULL) MPIX_Win_revoke(s->win);
 }
 
-static int proposed_rebuild(kv_store *s) {
-    unsigned char *nb;
-    MPI_Win nw;
-    bool mal;
-    int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &nb, &nw, &mal, s->base == NULL);
-    if (rc) return rc;
-    if (s->base) memcpy(nb, s->base, s->table_bytes);
-    if (s->win != MPI_WIN_NULL) {
-        MPI_Win_free(&s->win);  /* revoked: completes without the dead */
-        if (s->base_malloced) free(s->base);
-    }
-    s->win = nw;
-    s->base = nb;
-    s->base_malloced = mal;
-    return KV_OK;
-}
+/* recreate-copy's rebuild, freeing the old window: revoked, the patched
+ * MPI_Win_free completes without the dead. */
+static int proposed_rebuild(kv_store *s) { return kvr_rebuild_copy_then(s, true); }
 
 const kvr_variant_ops kvr_proposed = {"proposed", true, proposed_rebuild, window_failed,
                                       revoke_window};
