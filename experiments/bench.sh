@@ -20,6 +20,26 @@ BIN=$ROOT/build/bin
 mkdir -p "$OUT"
 want() { [ -z "${BENCH:-}" ] || [ "$BENCH" = "$1" ]; }
 
+# ycsb_point WORKLOAD VARIANT RANKS: one failure-free driver run (closed
+# loop, YCSB_SECONDS, 20,000 records, 64-byte values; r = 1 for none, one
+# extra spare rank for spare); prints "throughput,read p50,read p99", NA
+# for what the run did not write.
+ycsb_point() {
+  local w=$1 v=$2 n=$3 r=2 sp=0 d tput p50 p99
+  [ "$v" = none ] && r=1
+  [ "$v" = spare ] && sp=1
+  d=$(mktemp -d)
+  "$ROOT/scripts/kvrun" -n $((n + sp)) --timeout 120 -- "$BIN/kv_driver" workload.workload=$w \
+    workload.records=20000 workload.operations=0 workload.duration_s=${YCSB_SECONDS:-3} \
+    workload.value_bytes=64 store.max_value=64 store.slots_per_rank=32768 store.variant=$v \
+    store.replicas=$r store.spares=$sp driver.progress=0 driver.out="$d" > "$d/log" 2>&1
+  tput=$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$d/summary.txt" 2>/dev/null)
+  p50=$(awk -F, '$1=="read" && $2=="all" {print $4}' "$d/latency.csv" 2>/dev/null)
+  p99=$(awk -F, '$1=="read" && $2=="all" {print $6}' "$d/latency.csv" 2>/dev/null)
+  rm -rf "$d"
+  echo "${tput:-NA},${p50:-NA},${p99:-NA}"
+}
+
 if want store-vs-raw; then
   f=$OUT/store-vs-raw.csv
   echo "operation,backend,ranks,value_bytes,store_us,raw_us,ratio" > "$f"
@@ -38,17 +58,7 @@ if want ycsb; then
   for w in a b c; do
     for n in ${YCSB_RANKS:-2 4 8}; do
       for v in none recreate-copy recreate-inplace recreate-free spare; do
-        r=2; np=$n; sp=0; [ "$v" = none ] && r=1; [ "$v" = spare ] && { np=$((n + 1)); sp=1; }
-        d=$(mktemp -d)
-        "$ROOT/scripts/kvrun" -n "$np" --timeout 120 -- "$BIN/kv_driver" workload.workload=$w \
-          workload.records=20000 workload.operations=0 workload.duration_s=${YCSB_SECONDS:-3} \
-          workload.value_bytes=64 store.max_value=64 store.slots_per_rank=32768 store.variant=$v \
-          store.replicas=$r store.spares=$sp driver.progress=0 driver.out="$d" > "$d/log" 2>&1
-        tput=$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$d/summary.txt" 2>/dev/null)
-        p50=$(awk -F, '$1=="read" && $2=="all" {print $4}' "$d/latency.csv" 2>/dev/null)
-        p99=$(awk -F, '$1=="read" && $2=="all" {print $6}' "$d/latency.csv" 2>/dev/null)
-        echo "$w,$v,allocate,$n,${tput:-NA},${p50:-NA},${p99:-NA}" | tee -a "$f"
-        rm -rf "$d"
+        echo "$w,$v,allocate,$n,$(ycsb_point "$w" "$v" "$n")" | tee -a "$f"
       done
     done
   done
@@ -100,17 +110,7 @@ if want proposed; then  # variant proposed against the workarounds (issue #10)
     for w in b c; do
       for n in ${OVERHEAD_RANKS:-2 4}; do
         for v in none recreate-copy proposed; do
-          r=2; [ "$v" = none ] && r=1
-          d=$(mktemp -d)
-          "$ROOT/scripts/kvrun" -n "$n" --timeout 120 -- "$BIN/kv_driver" workload.workload=$w \
-            workload.records=20000 workload.operations=0 workload.duration_s=${YCSB_SECONDS:-3} \
-            workload.value_bytes=64 store.max_value=64 store.slots_per_rank=32768 store.variant=$v \
-            store.replicas=$r driver.progress=0 driver.out="$d" > "$d/log" 2>&1
-          tput=$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$d/summary.txt" 2>/dev/null)
-          p50=$(awk -F, '$1=="read" && $2=="all" {print $4}' "$d/latency.csv" 2>/dev/null)
-          p99=$(awk -F, '$1=="read" && $2=="all" {print $6}' "$d/latency.csv" 2>/dev/null)
-          echo "$w,$v,allocate,$n,$rep,${tput:-NA},${p50:-NA},${p99:-NA}" | tee -a "$f"
-          rm -rf "$d"
+          echo "$w,$v,allocate,$n,$rep,$(ycsb_point "$w" "$v" "$n")" | tee -a "$f"
         done
       done
     done
