@@ -15,7 +15,6 @@ three panels:
 Usage: fig_checkpoint_bench.py [BENCH_DIR [OUT_DIR]]  (default results/bench,
 BENCH_DIR/figures).  Prints what it drew and from how many runs.
 """
-import csv
 import os
 import statistics as st
 import sys
@@ -25,21 +24,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from benchfiles import num, rows  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def rows(path):
-    if not os.path.exists(path):
-        return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def num(x):
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return None
 
 
 def main():

@@ -16,7 +16,6 @@ and hangs-rdma*.csv (make soak), and draws one figure with four panels:
 Usage: fig_proposed.py [BENCH_DIR [OUT_DIR]]  (default results/bench,
 BENCH_DIR/figures).  Prints what it drew and from how many runs.
 """
-import csv
 import os
 import statistics as st
 import sys
@@ -26,24 +25,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from benchfiles import num, rows  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ["proposed", "recreate-copy", "recreate-free", "recreate-inplace", "spare"]
 COLORS = {"proposed": "#c03030", "recreate-copy": "#3060c0", "recreate-free": "#30a060",
           "recreate-inplace": "#a0a030", "spare": "#8040a0"}
-
-
-def rows(path):
-    if not os.path.exists(path):
-        return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def num(x):
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return None
 
 
 def med(xs):
