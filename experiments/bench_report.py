@@ -6,6 +6,7 @@ proposed.csv and proposed-overhead.csv (whichever exist) and prints Markdown tab
 number of runs behind each value.  The README's numbers are this script's
 output; rerun it after `make bench` / `make soak` to refresh them.
 """
+import collections
 import csv
 import os
 import statistics
@@ -104,9 +105,7 @@ def soak(name="soak.csv"):
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for (v, b), g in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         out = [x["outcome"] for x in g]
-        sc = {}
-        for x in g:
-            sc[x.get("scenario", "single")] = sc.get(x.get("scenario", "single"), 0) + 1
+        sc = collections.Counter(x.get("scenario", "single") for x in g)  # old files: single only
         scs = ", ".join(f"{k} {n}" for k, n in sc.items())
         print(f"| {v} | {b} | {len(g)} | {out.count('pass')} | {out.count('fail')} | {out.count('hang')} | {scs} |")
     print()
