@@ -20,8 +20,12 @@
 #include "kv_internal.h"
 
 #include <mpi-ext.h>
+#include <time.h>
 
 #define KVW_TAG 4242
+/* How long an RMA error that is not a ULFM error waits for a failure to
+ * become known before it counts as a genuine MPI error (kvw_rma_status). */
+#define KVW_RMA_GRACE_MS 2000
 
 bool kvw_is_ft_error(int rc) {
     if (rc == MPI_SUCCESS) return false;
@@ -58,6 +62,26 @@ int kvw_status(kv_store *s, int rc) {
     if (kvw_is_ft_error(rc) || kvw_failure_known(s) || kvw_test(s)) {
         s->failure_pending = true;
         return KV_ERR_INTERRUPTED;
+    }
+    return KV_ERR_MPI;
+}
+
+/* An error returned by an RMA call.  On stock osc/rdma, a put or atomic to
+ * a rank that just died can fail with MPI_ERR_INTERN (the transport lost
+ * the peer) before ULFM has heard of the failure, so kvw_status would call
+ * it genuine.  An RMA error is therefore given KVW_RMA_GRACE_MS, testing
+ * the detector (which drives progress) every millisecond, for a failure to
+ * become known.  Only a genuine error pays the wait, once. */
+int kvw_rma_status(kv_store *s, int rc) {
+    int st = kvw_status(s, rc);
+    if (st != KV_ERR_MPI) return st;
+    struct timespec nap = {0, 1000000};
+    for (int ms = 0; ms < KVW_RMA_GRACE_MS; ms++) {
+        nanosleep(&nap, NULL);
+        if (kvw_failure_known(s) || kvw_test(s)) {
+            s->failure_pending = true;
+            return KV_ERR_INTERRUPTED;
+        }
     }
     return KV_ERR_MPI;
 }

@@ -177,6 +177,9 @@ bool kvw_is_ft_error(int mpi_err);
 /* KV_OK, KV_ERR_INTERRUPTED (a failure is known: sets failure_pending) or
  * KV_ERR_MPI for the return code of an MPI call on the store's comms. */
 int kvw_status(kv_store *s, int mpi_rc);
+/* The same for an RMA call's return code; waits up to 2 s for a failure to
+ * become known before reporting KV_ERR_MPI (see detect.c). */
+int kvw_rma_status(kv_store *s, int mpi_rc);
 void kvw_alarm(kv_store *s);
 
 /* recover.c: state carried across restarts of one recovery. */

@@ -52,20 +52,17 @@ static int kvo_prepare(kv_store *s, const void *key, size_t klen, kvo_key *k) {
     return KV_OK;
 }
 
-/* An MPI error: note a failure if it is one, report what to do. */
+/* An RMA error: note a failure if it is one, report what to do. */
 static int kvo_mpi_fail(kv_store *s, int rc) {
-    if (kvw_is_ft_error(rc)) {
-        s->failure_pending = true;
-        return KV_ERR_INTERRUPTED;
-    }
-    if (s->trace) {
+    int st = kvw_rma_status(s, rc);
+    if (st == KV_ERR_MPI && s->trace) {
         char msg[MPI_MAX_ERROR_STRING];
         int n = 0, cls = 0;
         MPI_Error_string(rc, msg, &n);
         MPI_Error_class(rc, &cls);
         KVR_TRACE(s, "RMA error %d class %d: %s", rc, cls, msg);
     }
-    return KV_ERR_MPI;
+    return st;
 }
 
 static inline MPI_Aint slot_disp(const kv_store *s, uint32_t idx) {
