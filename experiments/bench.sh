@@ -2,6 +2,7 @@
 # bench.sh -- `make bench`: the benchmarks, results in results/bench/.
 #
 #   store-vs-raw.csv  kv_get / kv_put against the raw RMA they need (2 ranks)
+#   hotpath.csv       the local steps of a read: hash, placement, slot decode
 #   ycsb.csv          failure-free YCSB A, B, C per variant and ranks
 #   recovery.csv      one kill per run: variants x ranks x pairs x reps
 #   checkpoint.csv    the checkpoint/restart baseline (bench_checkpoint.sh)
@@ -47,6 +48,13 @@ if want store-vs-raw; then
     "$ROOT/scripts/kvrun" -n 2 --timeout 600 -- "$BIN/bench_store_raw" "$b" "$f" "${OPS:-100000}" 9 \
       | grep -v '^\[rank\|^PASS'
   done
+  echo "wrote $f"
+fi
+
+if want hotpath; then
+  f=$OUT/hotpath.csv
+  echo "step,ranks,replicas,value_bytes,ns_per_call,rounds" > "$f"
+  "$BIN/bench_hotpath" "$f" "${HOTPATH_ITERS:-10000000}" 9 || echo "bench: bench_hotpath failed" >&2
   echo "wrote $f"
 fi
 
