@@ -69,21 +69,17 @@ int kvw_status(kv_store *s, int rc) {
 /* An error returned by an RMA call.  On stock osc/rdma, a put or atomic to
  * a rank that just died can fail with MPI_ERR_INTERN (the transport lost
  * the peer) before ULFM has heard of the failure, so kvw_status would call
- * it genuine.  An RMA error is therefore given KVW_RMA_GRACE_MS, testing
- * the detector (which drives progress) every millisecond, for a failure to
- * become known.  Only a genuine error pays the wait, once. */
+ * it genuine.  An RMA error is therefore given KVW_RMA_GRACE_MS, asking
+ * kvw_status again (its detector test drives progress) every millisecond,
+ * for a failure to become known.  Only a genuine error pays the wait. */
 int kvw_rma_status(kv_store *s, int rc) {
     int st = kvw_status(s, rc);
-    if (st != KV_ERR_MPI) return st;
     struct timespec nap = {0, 1000000};
-    for (int ms = 0; ms < KVW_RMA_GRACE_MS; ms++) {
+    for (int ms = 0; st == KV_ERR_MPI && ms < KVW_RMA_GRACE_MS; ms++) {
         nanosleep(&nap, NULL);
-        if (kvw_failure_known(s) || kvw_test(s)) {
-            s->failure_pending = true;
-            return KV_ERR_INTERRUPTED;
-        }
+        st = kvw_status(s, rc);
     }
-    return KV_ERR_MPI;
+    return st;
 }
 
 int kvw_start(kv_store *s) {
