@@ -111,7 +111,7 @@ $(BUILD)/tests/mpi/%: tests/mpi/%.c tests/mpi/kvtest.h $(LIB_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) $(LDLIBS_KV)
 
-$(BUILD)/bin/%: experiments/%.c experiments/ackfile.h $(LIB_A) $(KV_HDR)
+$(BUILD)/bin/%: experiments/%.c experiments/ackfile.h experiments/benchstat.h $(LIB_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) $(LDLIBS_KV)
 

@@ -23,6 +23,7 @@
 
 #include "kvstore.h"
 #include "../kvstore/kv_internal.h"
+#include "benchstat.h"
 
 enum { NKEYS = 1024, VBYTES = 64, MAX_ROUNDS = 99 };
 
@@ -71,11 +72,6 @@ static double round_ns(const struct bench *b, const char *step, int n, int r, lo
     double t = now_ns() - t0;
     sink = acc;
     return t / (double)iters;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv) {
@@ -132,8 +128,7 @@ int main(int argc, char **argv) {
         double t[MAX_ROUNDS];
         round_ns(&b, rows[k].step, rows[k].n, rows[k].r, iters / 10 + 1);  /* warm up */
         for (int i = 0; i < rounds; i++) t[i] = round_ns(&b, rows[k].step, rows[k].n, rows[k].r, iters);
-        qsort(t, (size_t)rounds, sizeof t[0], cmp_d);
-        double med = t[rounds / 2];
+        double med = benchstat_median(t, rounds);
         char n[16] = "", r[16] = "";  /* only placement depends on them */
         if (rows[k].n) {
             snprintf(n, sizeof n, "%d", rows[k].n);

@@ -19,18 +19,9 @@
 #include "kvstore.h"
 #include "../kvstore/kv_internal.h"
 #include "../tests/mpi/kvtest.h"
+#include "benchstat.h"
 
 enum { VBYTES = 64 };
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* A key whose replica set (r, over ids 0..size-1) is exactly `want`. */
 static void find_key(kv_store *s, int r, int want_mask, char *key, size_t n) {
@@ -122,7 +113,7 @@ static void compare(const char *op, kv_config *cfg, int r, int mask, int ops, in
             a[i] = st(&c, ops);
             b[i] = raw(&c, ops);
         }
-        double ms = median(a, rounds), mr = median(b, rounds);
+        double ms = benchstat_median(a, rounds), mr = benchstat_median(b, rounds);
         printf("%-6s %-9s %6d %12d %12.3f %12.3f %8.2f\n", op, kv_backend_name(cfg->backend), kv_size(s),
                VBYTES, ms, mr, ms / mr);
         fprintf(csv, "%s,%s,%d,%d,%.4f,%.4f,%.3f\n", op, kv_backend_name(cfg->backend), kv_size(s),
