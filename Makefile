@@ -50,6 +50,9 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 MPIT_SRC := $(wildcard tests/mpi/*.c)
 MPIT_BIN := $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
+# The recorded client of the history checker (tests/history).
+HIST_SRC := $(wildcard tests/history/*.c)
+HIST_BIN := $(HIST_SRC:tests/history/%.c=$(BUILD)/tests/history/%)
 BENCH_SRC := $(wildcard experiments/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:experiments/%.c=$(BUILD)/bin/%)
 DRIVER_SRC := experiments/kv_driver.c experiments/driver_config.c experiments/driver_run.c experiments/driver_output.c \
@@ -100,7 +103,7 @@ $(BUILD)/bin/kv_inject: injectors/kv_inject.c $(INJ_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -Iinjectors $< -o $@ $(INJ_A) -lm
 
-tests: $(UNIT_BIN) $(MPIT_BIN)
+tests: $(UNIT_BIN) $(MPIT_BIN) $(HIST_BIN)
 
 # Unit tests link the objects directly (they test internal pieces).
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_A) $(INJ_A) $(EXP_A) $(KV_HDR)
@@ -110,6 +113,10 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_A) $(INJ_A) $(EXP_A) $(KV_HDR)
 $(BUILD)/tests/mpi/%: tests/mpi/%.c tests/mpi/kvtest.h $(LIB_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) $(LDLIBS_KV)
+
+$(BUILD)/tests/history/%: tests/history/%.c tests/mpi/kvtest.h $(LIB_A) $(KV_HDR)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -Itests/mpi $< -o $@ $(LIB_A) $(LDLIBS_KV)
 
 $(BUILD)/bin/%: experiments/%.c experiments/ackfile.h experiments/benchstat.h $(LIB_A) $(KV_HDR)
 	@mkdir -p $(dir $@)

@@ -90,17 +90,27 @@ def ycsb():
     print()
 
 
-def soak(name="soak.csv"):
+HISTORY_OUTCOMES = ("pass", "lost", "nonlinearizable", "divergent", "failed", "crashed", "hung")
+
+
+def soak(name="soak.csv", path=None):
     # hangs-rdma*.csv: `make soak` writes hangs-rdma.csv; sets run apart
     # (other RUNS or TIMEOUT per variant) keep their own suffix.
     names = sorted(f for f in os.listdir(BENCH) if f.startswith("hangs-rdma") and f.endswith(".csv")) \
         if name == "hangs-rdma.csv" else [name]
-    r = [x for n in names for x in rows(n)]
+    if path:
+        with open(path, newline="") as f:
+            r = list(csv.DictReader(f))
+    else:
+        r = [x for n in names for x in rows(n)]
     if not r:
         return
     groups = {}
     for x in r:
         groups.setdefault((x["variant"], x["backend"]), []).append(x)
+    if "victims" in r[0]:  # the history soak
+        soak_history(groups)
+        return
     print("| variant | backend | runs | passed | failed | hung | scenarios (runs) |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for (v, b), g in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
@@ -108,6 +118,30 @@ def soak(name="soak.csv"):
         sc = collections.Counter(x.get("scenario", "single") for x in g)  # old files: single only
         scs = ", ".join(f"{k} {n}" for k, n in sc.items())
         print(f"| {v} | {b} | {len(g)} | {out.count('pass')} | {out.count('fail')} | {out.count('hang')} | {scs} |")
+    print()
+
+
+def killed_rank0(victims):
+    return any(v.split("@")[0] == "0" for v in victims.split(";") if v)
+
+
+def soak_history(groups):
+    print("| variant | backend | runs | " + " | ".join(HISTORY_OUTCOMES) +
+          " | orphans | rank 0 killed | operations | scenarios (runs) |")
+    print("| --- | --- | --- | " + " | ".join("---" for _ in HISTORY_OUTCOMES) + " | --- | --- | --- | --- |")
+    total = collections.Counter()
+    for (v, b), g in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        out = collections.Counter(x["outcome"] for x in g)
+        total.update(out)
+        total["runs"] += len(g)
+        orphans = sum(int(x["orphans"] or 0) for x in g)
+        rank0 = sum(killed_rank0(x["victims"]) for x in g)
+        ops = sum(int(x["ops"] or 0) for x in g)
+        sc = collections.Counter(x["scenario"] for x in g)
+        print(f"| {v} | {b} | {len(g)} | " + " | ".join(str(out[o]) for o in HISTORY_OUTCOMES) +
+              f" | {orphans} | {rank0} | {ops} | " + ", ".join(f"{k} {n}" for k, n in sc.items()) + " |")
+    print()
+    print(f"{total['runs']} runs: " + ", ".join(f"{total[o]} {o}" for o in HISTORY_OUTCOMES))
     print()
 
 
@@ -240,9 +274,21 @@ def loc():
 
 
 if __name__ == "__main__":
-    parts = sys.argv[1:] or ["store-vs-raw", "recovery", "ycsb", "soak", "hangs-rdma", "checkpoint",
-                             "proposed", "loc"]
-    for p in parts:
-        {"store-vs-raw": store_vs_raw, "recovery": recovery, "ycsb": ycsb, "soak": soak,
-         "hangs-rdma": lambda: soak("hangs-rdma.csv"),
-         "checkpoint": checkpoint, "proposed": proposed, "loc": loc}[p]()
+    import argparse
+    tables = {"store-vs-raw": store_vs_raw, "recovery": recovery, "ycsb": ycsb, "soak": soak,
+              "hangs-rdma": lambda: soak("hangs-rdma.csv"),
+              "checkpoint": checkpoint, "proposed": proposed, "loc": loc}
+    ap = argparse.ArgumentParser(description="Print the benchmark tables of results/bench/ as Markdown.")
+    ap.add_argument("tables", nargs="*", metavar="TABLE",
+                    help="which tables (default: all): " + ", ".join(tables))
+    ap.add_argument("--file", help="with 'soak': read this soak CSV instead of results/bench/soak.csv")
+    a = ap.parse_args()
+    for p in a.tables:
+        if p not in tables:
+            ap.error(f"unknown table '{p}' (choose from {', '.join(tables)})")
+    for p in a.tables or ["store-vs-raw", "recovery", "ycsb", "soak", "hangs-rdma", "checkpoint",
+                          "proposed", "loc"]:
+        if p == "soak" and a.file:
+            soak(path=a.file)
+        else:
+            tables[p]()

@@ -1,86 +1,109 @@
 #!/usr/bin/env bash
-# soak.sh -- randomised kill runs per variant and backend; counts hangs.
+# soak.sh -- randomised kill runs judged by the history checker.
 #
-# Each run is tests/mpi/store_kill (every acknowledged write checked
-# afterwards) with its own seed, under the launcher's deadline: a run that
-# exceeds it is a hang, killed and counted, never a pass.  The seed also
-# picks the scenario, in turn: "single" (r = 2, one rank killed at a random
-# operation), "double" (r = 3, two at once), "seq" (r = 2, kills one after
-# another until r members remain) and "rerep" (r = 3, the second kill inside
-# the re-replication of the first recovery).  recreate-inplace runs only
-# "single": after its first recovery its windows are osc/rdma windows,
-# whose later failures hang (see store_kill.c).
+# Each run is tests/history/run.sh: ranks run random gets, puts and
+# deletes on shared keys, every operation logged; ranks are SIGKILLed from
+# outside at a random instant (any rank, rank 0 included); afterwards
+# tests/history/check.py checks that the history is linearizable and that
+# the survivors' final reads hold every acknowledged write and delete, and
+# kv_audit that the replicas agree.  A run past its deadline is a hang,
+# killed and counted, never a pass.
 #
-# `make soak` runs two sets:
-#   results/bench/soak.csv        osc/sm (backend allocate), every variant,
-#                                 every scenario in turn, RUNS (50) each,
-#                                 60-s deadline: must pass, never hang;
-#   results/bench/hangs-rdma.csv  osc/rdma (backend create), every variant,
-#                                 one kill at a random operation, RDMA_RUNS
-#                                 (100) each, RDMA_TIMEOUT (15 s; a passing
-#                                 run of proposed writes its verdict within
-#                                 about 5 s):
-#                                 the hang rate of each variant.
-# Both files: variant,backend,scenario,ranks,seed,outcome,seconds; a
-# summary per variant and backend is printed (runs, passed, failed, hung),
-# and the log of every run that did not pass is kept in
-# results/bench/soak-logs/.  Setting BACKENDS (with OUT, RUNS, SCENARIOS,
-# TIMEOUT) runs one set of your own instead.  Variant proposed needs the
-# patched Open MPI (patches/openmpi).
+# `make soak` runs, interleaved seed by seed so that a stopped soak is
+# still balanced (and a rerun resumes where it stopped):
+#   osc/sm (backend allocate): every variant in every scenario of run.sh
+#     (none of recreate-inplace's after its first recovery: its rebuilt
+#     windows are osc/rdma windows, which hang on a later failure; it runs
+#     single, rank0 and double, whose kills one recovery handles);
+#   osc/rdma (backend create): variant proposed in every scenario;
+# RUNS (31) runs per cell, each TIMEOUT (40) s at most, SECONDS_ (1.5) s of
+# workload.  It writes results/bench/soak.csv, one row per run:
+#   variant,backend,scenario,r,ranks,seed,victims,outcome,ops,orphans,seconds
+# (victims: the ranks killed from outside, ';'-separated, and RANK@POINT
+# for a rank killed inside recovery), keeps the files of every run that
+# did not pass under results/bench/soak-logs/, and prints a summary.
+# `SET=hangs-rdma make soak` instead measures the hang rate of every
+# variant on osc/rdma with tests/mpi/store_kill (results/bench/
+# hangs-rdma.csv: variant,backend,scenario,ranks,seed,outcome,seconds).
+# VARIANTS, SCENARIOS and OUT narrow or redirect a run.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/results/bench
+RUNS=${RUNS:-31}
+TIMEOUT=${TIMEOUT:-40}
+SECONDS_=${SECONDS_:-1.5}
 VARIANTS=${VARIANTS:-recreate-copy recreate-inplace recreate-free spare proposed}
+SCENARIOS=${SCENARIOS:-single rank0 double staggered seq rerep}
 
-# soak OUT BACKEND RUNS TIMEOUT SCENARIOS...
-soak() {
-  local out=$1 b=$2 runs=$3 timeout=$4; shift 4
-  local scs=("$@") v sp seed sc n args t0 log res o ms
+cells() {  # "variant backend scenario" lines, osc/sm first, then osc/rdma
+  local v sc
+  for v in $VARIANTS; do
+    for sc in $SCENARIOS; do
+      if [ "$v" = recreate-inplace ]; then case $sc in single|rank0|double) ;; *) continue ;; esac; fi
+      echo "$v allocate $sc"
+    done
+  done
+  case " $VARIANTS " in *" proposed "*) for sc in $SCENARIOS; do echo "proposed create $sc"; done ;; esac
+}
+
+history_soak() {
+  local out=${OUT:-$BENCH/soak.csv} v b sc r sp seed t0 ms line res dir
+  local header=variant,backend,scenario,r,ranks,seed,victims,outcome,ops,orphans,seconds
   mkdir -p "$(dirname "$out")"
+  [ -s "$out" ] && [ "$(head -1 "$out")" = "$header" ] || echo "$header" > "$out"
+  mapfile -t CELLS < <(cells)
+  for seed in $(seq 1 "$RUNS"); do
+    for cell in "${CELLS[@]}"; do
+      read -r v b sc <<<"$cell"
+      grep -q "^$v,$b,$sc,[0-9]*,[0-9]*,$seed," "$out" && continue  # done before: resume
+      r=2; case $sc in double|staggered|rerep) r=3 ;; esac
+      sp=0; [ "$v" = spare ] && sp=1
+      dir=$(mktemp -d "${TMPDIR:-/tmp}/soak.XXXXXX")
+      t0=$(date +%s%N)
+      line=$(bash "$ROOT/tests/history/run.sh" --backend "$b" --variant "$v" --r "$r" --spares "$sp" \
+             --scenario "$sc" --seconds "$SECONDS_" --seed "$seed" --timeout "$TIMEOUT" --out "$dir/run")
+      ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+      res=$(sed -n 's/.*outcome=\([a-z]*\).*/\1/p' <<<"$line")
+      get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
+      printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d.%03d\n' "$v" "$b" "$sc" "$r" "$(get ranks)" "$seed" \
+        "$(get victims)" "${res:-error}" "$(get ops)" "$(get orphans)" $((ms / 1000)) $((ms % 1000)) >> "$out"
+      if [ "$res" != pass ] || [ "$(get orphans)" != 0 ]; then  # keep the evidence
+        mkdir -p "$BENCH/soak-logs"
+        rm -rf "$BENCH/soak-logs/$v-$b-$sc-seed$seed"
+        mv "$dir/run" "$BENCH/soak-logs/$v-$b-$sc-seed$seed"
+        echo "soak: $v $b $sc seed $seed: $line"
+      fi
+      rm -rf "$dir"
+    done
+  done
+  python3 "$ROOT/experiments/bench_report.py" soak --file "$out"
+  echo "wrote $out"
+}
+
+# The hang rate on osc/rdma: store_kill, one kill at a random operation.
+hang_soak() {
+  local out=${OUT:-$BENCH/hangs-rdma.csv} v seed n o log t0 ms sp
   echo "variant,backend,scenario,ranks,seed,outcome,seconds" > "$out"
   for v in $VARIANTS; do
     sp=0; [ "$v" = spare ] && sp=1
-    for seed in $(seq 1 "$runs"); do
-      sc=single
-      [ "$v" = recreate-inplace ] || sc=${scs[$(( (seed - 1) % ${#scs[@]} ))]}
-      case $sc in  # ranks, then store_kill's r kills spares mode
-        single) n=$((4 + sp)); args="2 1 $sp" ;;
-        double) n=$((6 + sp)); args="3 2 $sp" ;;
-        seq)    n=$((5 + sp)); args="2 1 $sp seq" ;;
-        rerep)  n=$((6 + sp)); args="3 2 $sp rerep" ;;
-        *) echo "soak: unknown scenario $sc" >&2; return 2 ;;
+    n=$((4 + sp))
+    for seed in $(seq 1 "${RDMA_RUNS:-100}"); do
+      t0=$(date +%s%N); log=$(mktemp)
+      KV_TEST_SEED=$seed "$ROOT/scripts/kvrun" -n $n --timeout "${RDMA_TIMEOUT:-15}" -- \
+        "${KV_BUILD:-$ROOT/build}/tests/mpi/store_kill" create "$v" 2 1 $sp > "$log" 2>&1
+      case $(tr -d '\000' < "$log" | tail -1) in
+        *"FINISHED PASS"*) o=pass ;; *HUNG*) o=hang ;; *) o=fail ;;
       esac
-      t0=$(date +%s%N)
-      log=$(mktemp)
-      # shellcheck disable=SC2086
-      KV_TEST_SEED=$seed "$ROOT/scripts/kvrun" -n $n --timeout "$timeout" -- \
-            "${KV_BUILD:-$ROOT/build}/tests/mpi/store_kill" "$b" "$v" $args > "$log" 2>&1
-      res=$(tr -d '\000' < "$log" | tail -1)
-      case $res in
-        *"FINISHED PASS"*) o=pass ;;
-        *HUNG*) o=hang ;;
-        *) o=fail ;;
-      esac
-      if [ "$o" != pass ]; then  # keep the evidence of every run that did not pass
-        mkdir -p "$(dirname "$out")/soak-logs"
-        tr -d '\000' < "$log" > "$(dirname "$out")/soak-logs/$v-$b-$sc-seed$seed.log"
-      fi
       rm -f "$log"
       ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-      printf '%s,%s,%s,%s,%s,%s,%d.%03d\n' "$v" "$b" "$sc" "$n" "$seed" "$o" $((ms / 1000)) $((ms % 1000)) >> "$out"
+      printf '%s,create,single,%s,%s,%s,%d.%03d\n' "$v" "$n" "$seed" "$o" $((ms / 1000)) $((ms % 1000)) >> "$out"
     done
-    awk -F, -v v="$v" -v b="$b" '$1==v && $2==b {n++; c[$6]++} END {
-      printf "%-17s %-9s runs %3d  passed %3d  failed %3d  hung %3d\n", v, b, n, c["pass"], c["fail"], c["hang"]}' "$out"
   done
   echo "wrote $out"
 }
 
-if [ -n "${BACKENDS:-}" ]; then
-  for b in $BACKENDS; do
-    # shellcheck disable=SC2086
-    soak "${OUT:-$BENCH/soak-$b.csv}" "$b" "${RUNS:-50}" "${TIMEOUT:-60}" ${SCENARIOS:-single double seq rerep}
-  done
-else
-  soak "$BENCH/soak.csv" allocate "${RUNS:-50}" 60 single double seq rerep
-  soak "$BENCH/hangs-rdma.csv" create "${RDMA_RUNS:-100}" "${RDMA_TIMEOUT:-15}" single
-fi
+case ${SET:-history} in
+  history) history_soak ;;
+  hangs-rdma) hang_soak ;;
+  *) echo "soak.sh: unknown SET '$SET' (history or hangs-rdma)" >&2; exit 2 ;;
+esac

@@ -60,7 +60,7 @@ typedef struct kvi_spec {
     int spread;                    /* 0: victims of an event die together; 1: one by one */
     unsigned long long seed;
     int force;                     /* 1: skip the survivability limits */
-    int allow_rank0;               /* 1: rank 0 may be a victim */
+    int allow_rank0;               /* 1 (default): rank 0 may be a victim */
 } kvi_spec;
 
 /* One rank as the pid table records it. */
@@ -134,8 +134,8 @@ int kvi_spec_parse(const char *text, kvi_spec *out, char *err, size_t errlen);
  * max_simultaneous: how many ranks the store can lose at once (replicas-1,
  * or more with spares).  Refused unless spec->force: an event killing more
  * than that at once, or more than nranks-1 ranks in total.  Always refused:
- * a victim that does not exist, rank 0 without allow_rank0 (rank 0
- * coordinates the driver's output), more random victims than eligible ranks.
+ * a victim that does not exist, rank 0 with allow_rank0=0, more random
+ * victims than eligible ranks.
  * Victims are drawn first, then times, from one xoshiro256** stream seeded
  * by splitmix64(seed).  out: caller's struct; on success it owns a buffer
  * the caller frees with kvi_schedule_free.  Returns 0, or -1 with a message

@@ -254,6 +254,7 @@ static void spec_default(kvi_spec *s) {
     s->signal = SIGKILL;
     s->count = 1;
     s->seed = 1;
+    s->allow_rank0 = 1;  /* a real failure does not spare rank 0 */
 }
 
 int kvi_spec_parse(const char *text, kvi_spec *out, char *err, size_t errlen) {

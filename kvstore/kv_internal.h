@@ -22,7 +22,7 @@
  * The header's lock word is the target of MPI_Compare_and_swap; the rest
  * is written with MPI_Put and verified by readers through `check`.  */
 typedef struct kvs_hdr {
-    uint64_t lock;     /* 0 free, else owner member id + 1 */
+    uint64_t lock;     /* 0 free, else KVS_LOCK_WORD(write sequence, owner id) */
     uint64_t version;  /* per-key write counter; 0 = slot never used */
     uint32_t klen;     /* key length; KVS_TOMB bit set for a deleted key */
     uint32_t vlen;     /* value length */
@@ -32,6 +32,15 @@ typedef struct kvs_hdr {
 #define KVS_HDR_SIZE ((size_t)sizeof(kvs_hdr))
 #define KVS_TOMB 0x80000000u
 #define KVS_KLEN(h) ((h)->klen & ~KVS_TOMB)
+
+/* A lock word names its owner and the owner's write: the low 24 bits hold
+ * the owner's member id + 1, the rest a sequence number the owner counts
+ * up per write.  A writer journals each image with the lock word of its
+ * write, so recovery can tell the journal of a write still in progress
+ * (its lock word is on the key's home slot) from a stale one. */
+#define KVS_LOCK_ID_BITS 24
+#define KVS_LOCK_WORD(seq, id) (((uint64_t)(seq) << KVS_LOCK_ID_BITS) | (uint64_t)((id) + 1))
+#define KVS_LOCK_OWNER(w) ((int64_t)((w) & ((UINT64_C(1) << KVS_LOCK_ID_BITS) - 1)) - 1)
 
 /* KVS_SHORT: lengths valid but the value lies beyond the bytes fetched. */
 enum kvs_state { KVS_EMPTY, KVS_LIVE, KVS_DELETED, KVS_TORN, KVS_SHORT };
@@ -123,6 +132,13 @@ struct kv_store {
     unsigned char *base;  /* local slot table (window memory) */
     bool base_malloced;   /* base came from malloc, not MPI_Win_allocate */
     MPI_Win win;
+    /* Every member's table as mapped here when the window is shared memory
+     * (osc/sm) and the variant is a workaround: slot locks are then taken
+     * with the processor's atomics, not MPI's (ops.c); NULL otherwise. */
+    unsigned char **shm;
+    bool one_node;        /* every rank of `all` shared one node at open */
+    uint64_t write_seq;   /* writes started here */
+    uint64_t lock_word;   /* KVS_LOCK_WORD of the write in progress here */
     kv_abandoned *abandoned;
     int nabandoned, cabandoned;
 
@@ -160,6 +176,8 @@ int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **ba
                     bool *malloced, bool zero);
 void kvo_abandon(kv_store *s, MPI_Win win, void *mem);
 int kvo_map_ranks(kv_store *s);
+/* Set s->shm for the current window (see struct kv_store). */
+void kvo_map_shm(kv_store *s);
 
 /* detect.c */
 int kvw_start(kv_store *s);
@@ -210,6 +228,10 @@ long long kvr_insert_all(kv_store *s, const unsigned char *data, size_t len);
 /* rereplicate.c: put-if-newer of a complete slot image into the local
  * table (true if it was a valid image; *home = its key's home slot). */
 bool kvr_apply_image(kv_store *s, const unsigned char *img, uint64_t *home);
+/* recover.c: clear every slot lock of the local table, repair what the
+ * interrupted writes left (torn slots, journals of writes in progress) and
+ * note the homes they touched as affected.  No MPI; `failed` by id. */
+void kvr_break_locks(kv_store *s, const bool *failed);
 /* rereplicate.c: restore r copies of every pair (collective over s->comm). */
 int kvr_rereplicate(kv_store *s, kvr_ctx *c);
 
@@ -224,12 +246,8 @@ extern void (*kvr_fault_hook)(const char *point);
 
 int kvr_recover(kv_store *s);
 void kvr_note_affected(kv_store *s, uint32_t home);
-int kvr_serve_spare(kv_store *s);
 void kvr_release_spares(kv_store *s);
 
-/* ops.c (used by recovery to push copies) */
-int kvo_put_version(kv_store *s, const void *key, uint32_t klen, const void *val, uint32_t vlen,
-                    bool tomb, uint64_t version, int target_id);
 
 /* checkpoint.c: check a checkpoint file image and insert its pairs
  * (number 0: any number).  KV_OK, KV_ERR_CORRUPT, _CONFIG or _FULL. */

@@ -185,8 +185,11 @@ int kv_put(kv_store *s, const void *key, size_t klen, const void *val, size_t vl
 /*
  * Read the value of `key` into buf (buflen bytes).  Not collective.  On
  * KV_OK or KV_ERR_BUFFER_TOO_SMALL, *vlen (if not NULL) is the stored
- * length.  Reads one replica, verifies its checksum and falls back to the
- * next replica for a torn or stale copy.  KV_ERR_NOT_FOUND when absent.
+ * length.  Reads one replica (its own copy first), verifies its checksum
+ * and falls back to the next replica for a torn copy; a miss is confirmed
+ * at every replica.  Reads are linearizable: a read that meets a write of
+ * the same key in progress waits for it (at most lock_timeout_ms, then
+ * KV_ERR_BUSY).  KV_ERR_NOT_FOUND when absent.
  */
 int kv_get(kv_store *s, const void *key, size_t klen, void *buf, size_t buflen, size_t *vlen);
 
@@ -217,6 +220,18 @@ int kv_poll(kv_store *s);
  * `replicas` remain).  Use it instead of MPI_Barrier(kv_comm(s)).
  */
 int kv_barrier(kv_store *s);
+
+/*
+ * Check that the replicas agree (collective over the store's members;
+ * spares get KV_ERR_SPARE).  Every member compares the copies of each pair
+ * it holds with those of the pair's other replicas under the current
+ * placement: a live pair must be held, with the same version and contents,
+ * by every replica (a tombstone and an absent key both mean "deleted").
+ * *divergent is the number of pairs that differ, the same on every member.
+ * Meant for tests and after experiments, with no operation in flight; a
+ * failure during the call runs recovery and returns KV_ERR_INTERRUPTED.
+ */
+int kv_audit(kv_store *s, long long *divergent);
 
 /* Run recovery now (collective over the survivors).  Returns KV_OK, or
  * KV_WARN_DEGRADED when fewer ranks than `replicas` remain. */

@@ -138,32 +138,54 @@ static int kvr_membership(kv_store *s, kvr_ctx *c) {
     return kvo_map_ranks(s);
 }
 
-/* Clear every local slot lock; remember the homes they guarded.  A slot a
- * dead writer left torn becomes a version-0 tombstone so that probe chains
- * through it stay intact and any real copy replaces it. */
-static void kvr_break_locks(kv_store *s, kvr_ctx *c) {
+/* The journal slot of member id in the local table. */
+static unsigned char *journal_of(kv_store *s, int id) {
+    return s->base + (s->nslots + (size_t)id) * s->slot_size;
+}
+
+/* Is id's journal the image of a write still in progress here?  Only then
+ * does the writer's lock word, which the journal carries, still sit on the
+ * home slot of the journalled key: a writer locks that slot at every
+ * replica before it writes any, and releases it only when every copy is
+ * complete.  An older journal image is stale, and reapplying it could
+ * bring back a value deleted since (its slot reused by another key). */
+static bool journal_in_progress(kv_store *s, int id) {
+    const unsigned char *j = journal_of(s, id);
+    const kvs_hdr *h = kvs_hdr_of(j);
+    enum kvs_state st = kvs_decode(j, s->slot_size, s->cfg.max_key, s->cfg.max_value);
+    if ((st != KVS_LIVE && st != KVS_DELETED) || h->version == 0 || h->lock == 0) return false;
+    uint64_t home = kvh_hash(kvs_key_of(j), KVS_KLEN(h), 0) % s->nslots;
+    return kvs_hdr_of(s->base + home * s->slot_size)->lock == h->lock;
+}
+
+/* Interrupted writes, dead or surviving writers alike, are settled here:
+ * every lock is cleared and its slot's home noted as affected (so that
+ * re-replication reconciles the replicas of that key); a slot left torn
+ * becomes a version-0 tombstone, so that probe chains through it stay
+ * intact and any real copy replaces it; and the journal of each write
+ * still in progress is applied put-if-newer, which brings back a value
+ * whose slot was torn while being overwritten in place.  Every journal is
+ * then cleared: none describes a write in progress any more. */
+void kvr_break_locks(kv_store *s, const bool *failed) {
     if (!s->base) return;
+    bool in_progress[s->nids > 0 ? s->nids : 1];
+    for (int id = 0; id < s->nids; id++) in_progress[id] = journal_in_progress(s, id);
     for (size_t i = 0; i < s->nslots; i++) {
         unsigned char *slot = s->base + i * s->slot_size;
         kvs_hdr *h = (kvs_hdr *)(void *)slot;
         if (h->lock == 0) continue;
-        uint64_t owner = h->lock - 1;
+        int64_t owner = KVS_LOCK_OWNER(h->lock);
         kvr_note_affected(s, (uint32_t)i);
-        if (owner < (uint64_t)s->nids && c->failed[owner]) {
-            s->st.locks_broken++;
-            if (kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value) == KVS_TORN)
-                kvs_encode(slot, 0, "", 1, NULL, 0, true, s->cfg.max_key);
-        }
+        if (owner >= 0 && owner < s->nids && failed[owner]) s->st.locks_broken++;
+        if (kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value) == KVS_TORN)
+            kvs_encode(slot, 0, "", 1, NULL, 0, true, s->cfg.max_key);
         h->lock = 0;
     }
-    /* Complete images a failed writer journalled here: put-if-newer, so a
-     * slot it tore while overwriting in place gets the new value back. */
     for (int id = 0; id < s->nids; id++) {
-        if (!c->failed[id]) continue;
-        unsigned char *j = s->base + (s->nslots + (size_t)id) * s->slot_size;
         uint64_t home;
-        if (kvr_apply_image(s, j, &home)) kvr_note_affected(s, (uint32_t)home);
-        memset(j, 0, s->slot_size);
+        if (in_progress[id] && kvr_apply_image(s, journal_of(s, id), &home))
+            kvr_note_affected(s, (uint32_t)home);
+        memset(journal_of(s, id), 0, s->slot_size);
     }
 }
 
@@ -208,7 +230,7 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     double t = kv_wtime();
     rc = kvr_membership(s, c);
     if (rc == KV_OK) {
-        kvr_break_locks(s, c);
+        kvr_break_locks(s, c->failed);
         rc = kvr_share_affected(s, c);
     }
     c->rt.agree_us += us_since(t);
@@ -221,6 +243,7 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
         KVR_POINT("windows");
         t = kv_wtime();
         rc = s->vt->rebuild(s);
+        kvo_map_shm(s);
         if (rc == KV_OK && MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) != MPI_SUCCESS) rc = KV_ERR_MPI;
         c->rt.windows_us += us_since(t);
         if (rc) return rc;

@@ -72,9 +72,15 @@ static int pack_pair(kv_store *s, kvr_ctx *c, const unsigned char *slot, kvr_buf
     return KV_OK;
 }
 
-/* Put-if-newer of one received pair into the local table. */
+/* Put-if-newer of one received pair into the local table.  Deletions are
+ * versioned like writes: a tombstone is stored even where the key is
+ * absent, so a live copy of an older version that arrives after it (the
+ * order of the exchange is arbitrary) cannot bring the key back.  For the
+ * same reason a received pair never takes the slot of another key's
+ * tombstone, whose own older copies may still be on their way; only empty
+ * slots and the version-0 placeholders of torn slots are free here. */
 void kvr_insert_local(kv_store *s, const kvr_rec *r, const unsigned char *key,
-                         const unsigned char *val) {
+                      const unsigned char *val) {
     uint32_t klen = r->klen & ~KVS_TOMB;
     uint64_t kh = kvh_hash(key, klen, 0);
     uint32_t probes = (uint32_t)s->cfg.max_probe < s->nslots ? (uint32_t)s->cfg.max_probe
@@ -88,15 +94,14 @@ void kvr_insert_local(kv_store *s, const kvr_rec *r, const unsigned char *key,
             target = slot;
             break;
         }
-        if ((st == KVS_EMPTY || st == KVS_DELETED) && !target) target = slot;
+        bool placeholder = st == KVS_DELETED && kvs_hdr_of(slot)->version == 0;
+        if ((st == KVS_EMPTY || placeholder) && !target) target = slot;
         if (st == KVS_EMPTY) break;
     }
     if (!target) {
         s->st.restore_full++;  /* no room within max_probe: the copy is lost here */
         return;
     }
-    if ((r->klen & KVS_TOMB) && kvs_decode(target, s->slot_size, s->cfg.max_key, s->cfg.max_value) == KVS_EMPTY)
-        return;  /* absent already means deleted */
     uint64_t lock = kvs_hdr_of(target)->lock;
     kvs_encode(target, r->version, key, klen, val, r->vlen, (r->klen & KVS_TOMB) != 0, s->cfg.max_key);
     ((kvs_hdr *)(void *)target)->lock = lock;

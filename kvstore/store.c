@@ -43,7 +43,15 @@ int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **ba
     if (s->cfg.backend == KV_BACKEND_ALLOCATE) {
         void *mem = NULL;
         MPI_Info_set(info, "alloc_shared_noncontig", "true");
-        rc = MPI_Win_allocate((MPI_Aint)bytes, 1, info, comm, &mem, win);
+        /* On one node MPI_Win_allocate gives an osc/sm window; the same
+         * window from MPI_Win_allocate_shared also tells every rank where
+         * the others' tables are mapped (Open MPI 5.0.7's
+         * MPI_Win_shared_query refuses MPI_Win_allocate's windows), which
+         * the workaround variants need for their slot locks (kvo_map_shm). */
+        if (s->one_node && !s->vt->window_failed)
+            rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, comm, &mem, win);
+        else
+            rc = MPI_Win_allocate((MPI_Aint)bytes, 1, info, comm, &mem, win);
         *base = mem;
         *malloced = false;
     } else {
@@ -79,6 +87,33 @@ void kvo_abandon(kv_store *s, MPI_Win win, void *mem) {
     }
     s->abandoned[s->nabandoned++] = (kv_abandoned){win, mem};
     s->st.windows_abandoned++;
+}
+
+/* Map every member's table when the window is shared memory and the
+ * variant is a workaround (the slot locks of ops.c then use the
+ * processor's atomics).  Not for variant proposed, whose patched osc/sm
+ * reports failures through MPI's atomics, nor for windows that are not
+ * MPI_Win_allocate_shared's (recreate-inplace rebuilds with
+ * MPI_Win_create; across nodes the tables are not mapped here). */
+void kvo_map_shm(kv_store *s) {
+    free(s->shm);
+    s->shm = NULL;
+    if (s->win == MPI_WIN_NULL || s->vt->window_failed) return;
+    int *flavor = NULL, found = 0;
+    if (MPI_Win_get_attr(s->win, MPI_WIN_CREATE_FLAVOR, &flavor, &found) != MPI_SUCCESS || !found ||
+        *flavor != MPI_WIN_FLAVOR_SHARED)
+        return;
+    unsigned char **shm = calloc((size_t)s->size, sizeof *shm);
+    for (int r = 0; shm && r < s->size; r++) {
+        MPI_Aint size = 0;
+        int unit = 0;
+        if (MPI_Win_shared_query(s->win, r, &size, &unit, &shm[r]) != MPI_SUCCESS || !shm[r] ||
+            (size_t)size < s->table_bytes) {
+            free(shm);
+            return;
+        }
+    }
+    s->shm = shm;
 }
 
 /* Learn every member's id and current rank (collective over s->comm). */
@@ -146,6 +181,7 @@ static int open_table(kv_store *s) {
     if (s->spare) return KV_OK;
     int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced, true);
     if (rc) return rc;
+    kvo_map_shm(s);
     return MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) == MPI_SUCCESS ? KV_OK : KV_ERR_MPI;
 }
 
@@ -158,6 +194,7 @@ static void free_store(kv_store *s) {
     free(s->abandoned);
     free(s->affected);
     free(s->rec);
+    free(s->shm);
     free(s);
 }
 
@@ -193,6 +230,12 @@ int kv_open(MPI_Comm comm, const kv_config *cfg_in, kv_store **out) {
     MPI_Comm_set_errhandler(s->all, MPI_ERRORS_RETURN);
     MPI_Comm_rank(s->all, &s->all_rank);
     MPI_Comm_size(s->all, &s->all_size);
+    MPI_Comm node;
+    MPI_Comm_split_type(s->all, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int node_size = 0;
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    s->one_node = node_size == s->all_size;
     rc = open_members(s);
     if (rc == KV_OK) rc = open_table(s);
     if (rc == KV_OK && s->vt->detects) rc = kvw_start(s);

@@ -69,9 +69,16 @@ if want ulfm_shrink-noft; then
   else record "ulfm_shrink without --with-ft ulfm does not pass" fail "(it passed)"; fi
 fi
 if want kvrun-hang; then
+  export KVRUN_TAG=kvrun-hang-test-$$
   run_mpi kvrun-hang 2 5 -- sleep 600
   if [ "$rc" -eq 3 ] && grep -q 'HUNG' <<<"$out"; then record "kvrun reports a hang as HUNG within its limit" pass
   else record "kvrun reports a hang as HUNG within its limit" fail "(rc $rc)"; fi
+  # The ranks of a hung run live in process groups of their own: none may
+  # outlive the run.
+  left=$(env -u KVRUN_TAG grep -lzxF "KVRUN_TAG=$KVRUN_TAG" /proc/[0-9]*/environ 2>/dev/null | wc -l)
+  if [ "$left" -eq 0 ]; then record "a hung run leaves no process behind" pass
+  else record "a hung run leaves no process behind" fail "($left processes of the run remain)"; fi
+  unset KVRUN_TAG
 fi
 
 if compgen -G "$ROOT/tests/scripts/test_*.sh" >/dev/null; then

@@ -47,7 +47,7 @@ static void die_mid_write(kv_store *s) {
         int i = n < NKEYS ? n : torn;  /* the torn key last: its journal survives */
         if (n < NKEYS && n == torn) continue;
         key_of(key, sizeof key, i);
-        uint64_t kh = kvh_hash(key, strlen(key), 0), me = (uint64_t)s->my_id + 1, zero = 0, got;
+        uint64_t kh = kvh_hash(key, strlen(key), 0), me = KVS_LOCK_WORD(1, s->my_id), zero = 0, got;
         uint32_t home = (uint32_t)(kh % s->nslots);
         int ids[2];
         kvh_place(kh, s->live_ids, s->size, 2, ids);
@@ -69,8 +69,9 @@ static void die_mid_write(kv_store *s) {
          * at the target, then (part of) it into the key's slot -- the home
          * slot, where the key was inserted into an empty table. */
         size_t full = KVS_HDR_SIZE + s->cfg.max_key + strlen(val);
-        MPI_Put(img + 8, (int)(full - 8), MPI_BYTE, s->rank_of_id[first],
-                (MPI_Aint)(s->nslots + (size_t)s->my_id) * (MPI_Aint)s->slot_size + 8, (int)(full - 8),
+        ((kvs_hdr *)(void *)img)->lock = me;  /* the journal carries the write's lock word */
+        MPI_Put(img, (int)full, MPI_BYTE, s->rank_of_id[first],
+                (MPI_Aint)(s->nslots + (size_t)s->my_id) * (MPI_Aint)s->slot_size, (int)full,
                 MPI_BYTE, s->win);
         MPI_Win_flush_all(s->win);
         MPI_Put(img + 8, (int)(len - 8), MPI_BYTE, s->rank_of_id[first],

@@ -6,8 +6,8 @@
  * over 20000 seeds the mean exponential failure time is within 3% of the
  * MTBF; for Weibull shapes 0.7 and 2 the sample mean is within 3% of the
  * MTBF and the empirical CDF at its 10/50/90% points is within 0.02 of
- * 1-exp(-(t/scale)^shape); random targets never include rank 0 (unless
- * allow_rank0=1) and are distinct; more simultaneous kills than allowed, or
+ * 1-exp(-(t/scale)^shape); random targets are distinct, include rank 0
+ * by default and never with allow_rank0=0; more simultaneous kills than allowed, or
  * no survivor left, is refused with a message unless force=1; spread events
  * are one victim each with accumulating times; every malformed spec item
  * gets an error naming it; the CSV has its header and one row per kill;
@@ -86,7 +86,7 @@ static void test_defaults(void **st) {
     assert_int_equal(s.spread, 0);
     assert_int_equal(s.seed, 1);
     assert_int_equal(s.force, 0);
-    assert_int_equal(s.allow_rank0, 0);
+    assert_int_equal(s.allow_rank0, 1);
     assert_int_equal(s.nlisted, 2);
     parse_ok(" signal = sigstop ;target=host:n-1.x\nwhen=weibull:10,0.7;seed=0x2a ", &s);
     assert_int_equal(s.signal, SIGSTOP);
@@ -98,7 +98,7 @@ static void test_same_seed(void **st) {
     (void)st;
     kvi_spec s;
     kvi_schedule a, b;
-    parse_ok("target=random:2; when=exp:10; count=3; seed=42", &s);
+    parse_ok("target=random:2; when=exp:10; count=3; seed=42; allow_rank0=0", &s);
     build_ok(&s, 16, 2, &a);
     build_ok(&s, 16, 2, &b);
     assert_int_equal(a.nevents, 6);
@@ -184,7 +184,7 @@ static void test_random_targets(void **st) {
     kvi_spec s;
     kvi_schedule sc;
     int saw0 = 0;
-    parse_ok("target=random:3; when=time:1; count=2", &s);
+    parse_ok("target=random:3; when=time:1; count=2; allow_rank0=0", &s);
     for (unsigned long long seed = 1; seed <= 500; seed++) {
         s.seed = seed;
         build_ok(&s, 8, 3, &sc);
@@ -236,10 +236,10 @@ static void test_limits(void **st) {
     kvi_schedule_free(&sc);
     /* Always refused, forced or not. */
     refused("target=ranks:9; when=time:1; force=1", 8, 1, "rank 9");
-    refused("target=ranks:0; when=time:1; force=1", 8, 1, "allow_rank0");
-    refused("target=host:node0; when=time:1; force=1", 8, 4, "rank 0");
+    refused("target=ranks:0; when=time:1; force=1; allow_rank0=0", 8, 1, "allow_rank0");
+    refused("target=host:node0; when=time:1; force=1; allow_rank0=0", 8, 4, "rank 0");
     refused("target=host:elsewhere; when=time:1", 8, 4, "elsewhere");
-    refused("target=random:4; when=time:1; count=2; force=1", 8, 4, "eligible");
+    refused("target=random:5; when=time:1; count=2; force=1", 8, 4, "eligible");
     /* A hand-made spec gets the parser's checks. */
     char err[256] = "";
     kvi_rank_info r[8];

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# run.sh -- one recorded run of the history client, with ranks SIGKILLed
+# from outside at random instants, and its verdict.
+#
+#   tests/history/run.sh [--backend allocate|create] [--variant V] [--r R]
+#       [--spares S] [--np N] [--scenario NAME] [--seconds T] [--keys K]
+#       [--seed N] [--timeout S] --out DIR
+#
+# Scenarios (victims drawn from every rank, rank 0 included, by the seed):
+#   none       no kill
+#   single     one rank killed
+#   rank0      rank 0 killed
+#   double     two ranks killed at the same instant
+#   staggered  two ranks killed 25 ms apart
+#   seq        two ranks killed 0.8 s apart (the second after the first recovery)
+#   rerep      one rank killed from outside, and a second one kills itself
+#              inside the recovery from it, at a re-replication point drawn
+#              from the seed (rereplicate, exchange or insert)
+# The kill instant is uniform over the middle of the run.  Afterwards
+# check.py judges the logs.  Prints one line "outcome=... victims=..." and
+# writes DIR/result.txt with the same key=value pairs.  Outcomes: pass,
+# lost (acknowledged data missing from the final reads), nonlinearizable,
+# divergent (kv_audit), failed (a FAIL verdict or no verdict), crashed,
+# hung; orphans=N counts processes of the run left after it (must be 0).
+# Exit 0 for pass, 1 otherwise.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${KV_BUILD:-$ROOT/build}
+BACKEND=allocate VARIANT=recreate-copy R=2 SPARES=0 NP= SCENARIO=single SECONDS_=2 KEYS=16
+SEED=1 TIMEOUT=40 OUT=
+die() { echo "run.sh: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --backend) BACKEND=$2 ;; --variant) VARIANT=$2 ;; --r) R=$2 ;; --spares) SPARES=$2 ;;
+    --np) NP=$2 ;; --scenario) SCENARIO=$2 ;; --seconds) SECONDS_=$2 ;; --keys) KEYS=$2 ;;
+    --seed) SEED=$2 ;; --timeout) TIMEOUT=$2 ;; --out) OUT=$2 ;;
+    *) die "unknown argument '$1' (see the top of $0)" ;;
+  esac
+  shift 2 || die "$1 needs a value"
+done
+[ -n "$OUT" ] || die "--out DIR is required"
+[ -x "$B/tests/history/client" ] || die "no $B/tests/history/client: run make first"
+case $SCENARIO in none|single|rank0|double|staggered|seq|rerep) ;; *) die "unknown scenario '$SCENARIO'" ;; esac
+NP=${NP:-$((R + 2 + SPARES))}
+rm -rf "$OUT" && mkdir -p "$OUT" || die "cannot make $OUT"
+
+RANDOM=$SEED
+pick() {  # N distinct ranks of 0..NP-1, space separated
+  local n=$1 all=() v out=()
+  for ((v = 0; v < NP; v++)); do all+=("$v"); done
+  while [ ${#out[@]} -lt "$n" ]; do
+    v=$((RANDOM % ${#all[@]})); out+=("${all[$v]}"); all=("${all[@]:0:$v}" "${all[@]:$((v + 1))}")
+  done
+  echo "${out[*]}"
+}
+POINT= POINT_RANK=
+case $SCENARIO in
+  none) VICTIMS= ;;
+  single) VICTIMS=$(pick 1) ;;
+  rank0) VICTIMS=0 ;;
+  double|staggered|seq) VICTIMS=$(pick 2) ;;
+  rerep) read -r VICTIMS POINT_RANK < <(pick 2)
+         POINTS=(rereplicate exchange insert); POINT=${POINTS[$((RANDOM % 3))]} ;;
+esac
+# Kill at a uniform instant over the middle of the run (milliseconds).
+span=$(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.55}')
+AT=$(( $(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.15}') + (RANDOM * 32768 + RANDOM) % (span + 1) ))
+
+killer() {
+  local deadline=$((SECONDS + 20)) v
+  for ((v = 0; v < NP; v++)); do
+    while [ ! -s "$OUT/pid.$v" ]; do
+      [ $SECONDS -gt $deadline ] && return
+      sleep 0.02
+    done
+  done
+  sleep "$(awk -v ms="$AT" 'BEGIN {printf "%.3f", ms / 1000}')"
+  for v in $VICTIMS; do
+    kill -KILL "$(cat "$OUT/pid.$v")" 2>/dev/null
+    echo "$v $(date +%s.%N)" >> "$OUT/kills"
+    case $SCENARIO in staggered) sleep 0.025 ;; seq) sleep 0.8 ;; esac
+  done
+}
+
+export KVRUN_TAG=hist-$$-$RANDOM$RANDOM
+(unset KVRUN_TAG; killer) &  # the killer is not part of the run
+kpid=$!
+HIST_POINT_RANK=$POINT_RANK "$ROOT/scripts/kvrun" -n "$NP" --timeout "$TIMEOUT" --out "$OUT/ranks" -- \
+  "$B/tests/history/client" "$BACKEND" "$VARIANT" "$R" "$SPARES" "$SECONDS_" "$KEYS" "$SEED" "$OUT" \
+  $POINT > "$OUT/kvrun.log" 2>&1
+krc=$?
+kill "$kpid" 2>/dev/null; wait "$kpid" 2>/dev/null
+orphans=$(env -u KVRUN_TAG grep -lzxF "KVRUN_TAG=$KVRUN_TAG" /proc/[0-9]*/environ 2>/dev/null)
+for p in $orphans; do p=${p#/proc/}; p=${p%/environ}; echo "orphan: $(ps -o pid=,stat=,args= -p "$p")" >> "$OUT/orphans"; done
+orphans=$(grep -c . <<<"$orphans")
+
+python3 "$ROOT/tests/history/check.py" "$OUT" --json "$OUT/check.json" > "$OUT/check.log" 2>&1
+crc=$?
+field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or '')" "$OUT/check.json" "$1" 2>/dev/null; }
+case $krc in
+  3) outcome=hung ;;
+  2) outcome=crashed ;;
+  *) if [ "$crc" -ne 0 ] && grep -q 'NOT linearizable' "$OUT/check.log"; then
+       if grep -q '^lost' "$OUT/check.log"; then outcome=lost; else outcome=nonlinearizable; fi
+     elif [ -n "$(field divergent)" ] && [ "$(field divergent)" != 0 ]; then outcome=divergent
+     elif [ "$krc" -ne 0 ]; then outcome=failed
+     elif [ "$crc" -ne 0 ]; then outcome=failed
+     else outcome=pass; fi ;;
+esac
+ops=$(field operations)
+line="outcome=$outcome variant=$VARIANT backend=$BACKEND scenario=$SCENARIO r=$R ranks=$NP seed=$SEED victims=${VICTIMS// /;}${POINT:+;$POINT_RANK@$POINT} ops=${ops:-0} orphans=$orphans kvrun=\"$(tr -d '\000' < "$OUT/kvrun.log" | tail -1)\""
+echo "$line" > "$OUT/result.txt"
+echo "$line"
+[ "$outcome" = pass ] && [ "$orphans" -eq 0 ]
