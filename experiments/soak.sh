@@ -21,7 +21,8 @@
 #   variant,backend,scenario,r,ranks,seed,victims,outcome,ops,orphans,seconds
 # (victims: the ranks killed from outside, ';'-separated, and RANK@POINT
 # for a rank killed inside recovery), keeps the files of every run that
-# did not pass under results/bench/soak-logs/, and prints a summary.
+# did not pass under results/bench/soak-logs/, writes what made the file
+# to results/bench/soak.meta (scripts/provenance), and prints a summary.
 # `SET=hangs-rdma make soak` instead measures the hang rate of every
 # variant on osc/rdma with tests/mpi/store_kill (results/bench/
 # hangs-rdma.csv: variant,backend,scenario,ranks,seed,outcome,seconds).
@@ -34,6 +35,9 @@ TIMEOUT=${TIMEOUT:-40}
 SECONDS_=${SECONDS_:-1.5}
 VARIANTS=${VARIANTS:-recreate-copy recreate-inplace recreate-free spare proposed}
 SCENARIOS=${SCENARIOS:-single rank0 double staggered seq rerep}
+# A finalize that hangs after a verdict is cut after 2 s (kvrun's grace).
+export KVRUN_GRACE=${KVRUN_GRACE:-2}
+CMD="RUNS=$RUNS TIMEOUT=$TIMEOUT SECONDS_=$SECONDS_ VARIANTS='$VARIANTS' SCENARIOS='$SCENARIOS' make soak"
 
 cells() {  # "variant backend scenario" lines, osc/sm first, then osc/rdma
   local v sc
@@ -50,7 +54,12 @@ history_soak() {
   local out=${OUT:-$BENCH/soak.csv} v b sc r sp seed t0 ms line res dir
   local header=variant,backend,scenario,r,ranks,seed,victims,outcome,ops,orphans,seconds
   mkdir -p "$(dirname "$out")"
-  [ -s "$out" ] && [ "$(head -1 "$out")" = "$header" ] || echo "$header" > "$out"
+  if [ -s "$out" ] && [ "$(head -1 "$out")" = "$header" ]; then
+    { echo "resumed:"; "$ROOT/scripts/provenance" "$CMD" | sed 's/^/  /'; } >> "${out%.csv}.meta"
+  else
+    echo "$header" > "$out"
+    "$ROOT/scripts/provenance" "$CMD" > "${out%.csv}.meta"
+  fi
   mapfile -t CELLS < <(cells)
   for seed in $(seq 1 "$RUNS"); do
     for cell in "${CELLS[@]}"; do
