@@ -14,17 +14,30 @@
 #include <stdlib.h>
 
 static int free_rebuild(kv_store *s) {
-    unsigned char *save = malloc(s->table_bytes ? s->table_bytes : 1);
-    if (!save) return KV_ERR_NOMEM;
-    memcpy(save, s->base, s->table_bytes);
-    MPI_Win_free(&s->win);  /* may hang: see above */
-    if (s->base_malloced) free(s->base);
-    s->base = NULL;
-    s->win = MPI_WIN_NULL;
-    int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced, false);
-    if (rc == KV_OK) memcpy(s->base, save, s->table_bytes);
-    free(save);
-    return rc;
+    if (s->win != MPI_WIN_NULL) {
+        unsigned char *save = malloc(s->table_bytes ? s->table_bytes : 1);
+        if (!save) return KV_ERR_NOMEM;
+        memcpy(save, s->base, s->table_bytes);
+        MPI_Win_free(&s->win);  /* may hang: see above */
+        if (s->base_malloced) free(s->base);
+        /* Until a new window exists, the saved copy is the table: a
+         * failure during the allocation below restarts recovery, which
+         * breaks locks in it and rebuilds from it. */
+        s->base = save;
+        s->base_malloced = true;
+        s->win = MPI_WIN_NULL;
+    }
+    unsigned char *nb;
+    MPI_Win nw;
+    bool mal;
+    int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &nb, &nw, &mal, false);
+    if (rc) return rc;
+    memcpy(nb, s->base, s->table_bytes);
+    free(s->base);
+    s->base = nb;
+    s->win = nw;
+    s->base_malloced = mal;
+    return KV_OK;
 }
 
 const kvr_variant_ops kvr_recreate_free = {"recreate-free", true, free_rebuild, NULL, NULL};

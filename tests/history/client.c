@@ -129,15 +129,17 @@ int main(int argc, char **argv) {
     const char *pause_env = getenv("HIST_PAUSE_US");
     long pause_us = pause_env ? atol(pause_env) : 50;
     struct timespec pause = {pause_us / 1000000, (pause_us % 1000000) * 1000};
-    /* A deadline common to all, fixed before any failure. */
-    uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
-    MPI_Bcast(&deadline, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     kv_store *s;
     int rc = kv_open(MPI_COMM_WORLD, &c, &s);
     if (rc != KV_OK) {
         fprintf(stderr, "kv_open: %s\n", kv_strerror(rc));
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    /* A deadline common to all, fixed after the open (which can take a
+     * while) and before any failure: the killer starts its clock when
+     * every pid file below exists, so its kills land inside the workload. */
+    uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
+    MPI_Bcast(&deadline, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     snprintf(path, sizeof path, "%s/pid.%d", argv[8], rank);
     FILE *pf = fopen(path, "w");
     if (pf) { fprintf(pf, "%d\n", (int)getpid()); fclose(pf); }

@@ -85,7 +85,7 @@ killer() {
 export KVRUN_TAG=hist-$$-$RANDOM$RANDOM
 (unset KVRUN_TAG; killer) &  # the killer is not part of the run
 kpid=$!
-HIST_POINT_RANK=$POINT_RANK "$ROOT/scripts/kvrun" -n "$NP" --timeout "$TIMEOUT" --out "$OUT/ranks" -- \
+KVRUN_STACKS="$OUT/stacks.txt" HIST_POINT_RANK=$POINT_RANK "$ROOT/scripts/kvrun" -n "$NP" --timeout "$TIMEOUT" --out "$OUT/ranks" -- \
   "$B/tests/history/client" "$BACKEND" "$VARIANT" "$R" "$SPARES" "$SECONDS_" "$KEYS" "$SEED" "$OUT" \
   $POINT > "$OUT/kvrun.log" 2>&1
 krc=$?

@@ -3,14 +3,18 @@
  *
  * Each test counts its own errors with KVT_CHECK, which prints the failed
  * condition with its rank and line.  kvt_finish() sums the errors over the
- * surviving ranks, and rank 0 of them writes the verdict ("PASS" or
+ * surviving ranks, and the lowest of them writes the verdict ("PASS" or
  * "FAIL errors=N") to the file named by $KVRUN_DONE -- the signal the
  * launcher (scripts/kvrun) waits for -- before the caller's MPI_Finalize.
+ * A rank may die while the verdict is gathered (rank 0 included): the
+ * survivors then shrink and gather again, so a late kill costs the dead
+ * rank's count, never the verdict.
  */
 #ifndef KVTEST_H
 #define KVTEST_H
 
 #include <mpi.h>
+#include <mpi-ext.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,9 +60,24 @@ static inline void kvt_init(int *argc, char ***argv) {
 static inline int kvt_finish(MPI_Comm comm, const char *name) {
     int total = kvt_errors, rank = 0;
     if (comm != MPI_COMM_NULL) {
-        MPI_Comm_rank(comm, &rank);
-        if (MPI_Reduce(&kvt_errors, &total, 1, MPI_INT, MPI_SUM, 0, comm) != MPI_SUCCESS)
-            total = kvt_errors + 1000;
+        MPI_Comm c = comm;
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        for (int attempt = 0;; attempt++) {
+            int ok = MPI_Allreduce(&kvt_errors, &total, 1, MPI_INT, MPI_SUM, c) == MPI_SUCCESS;
+            int arc = MPIX_Comm_agree(c, &ok);  /* every survivor got the sum */
+            if (arc == MPI_SUCCESS && ok) break;
+            MPI_Comm shrunk;
+            MPIX_Comm_revoke(c);
+            if (attempt == 8 || MPIX_Comm_shrink(c, &shrunk) != MPI_SUCCESS) {
+                total = kvt_errors + 1000;  /* no agreed count: never a PASS */
+                break;
+            }
+            if (c != comm) MPI_Comm_free(&c);
+            c = shrunk;
+            MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        }
+        MPI_Comm_rank(c, &rank);
+        if (c != comm) MPI_Comm_free(&c);
     }
     if (rank == 0) {
         const char *path = getenv("KVRUN_DONE");
