@@ -75,9 +75,19 @@ killer() {
     done
   done
   sleep "$(awk -v ms="$AT" 'BEGIN {printf "%.3f", ms / 1000}')"
+  local pids=() v t
+  for v in $VICTIMS; do pids+=("$(cat "$OUT/pid.$v")"); done
+  if [ "$SCENARIO" = double ]; then  # one kill(1): both die within microseconds
+    kill -KILL "${pids[@]}" 2>/dev/null
+    t=$(date +%s.%N)
+    for v in $VICTIMS; do echo "$v $t" >> "$OUT/kills"; done
+    return
+  fi
+  set -- "${pids[@]}"
   for v in $VICTIMS; do
-    kill -KILL "$(cat "$OUT/pid.$v")" 2>/dev/null
+    kill -KILL "$1" 2>/dev/null
     echo "$v $(date +%s.%N)" >> "$OUT/kills"
+    shift
     case $SCENARIO in staggered) sleep 0.025 ;; seq) sleep 0.8 ;; esac
   done
 }
