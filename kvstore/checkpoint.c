@@ -29,12 +29,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int no_rebuild(kv_store *s) {
+static int no_make(kv_store *s, kvr_window *nw) {
     (void)s;
+    (void)nw;
     return KV_ERR_UNSUPPORTED;
 }
 
-const kvr_variant_ops kvr_checkpoint = {"checkpoint-restart", false, no_rebuild, NULL, NULL};
+const kvr_variant_ops kvr_checkpoint = {false, KVR_ABANDON, no_make, NULL, NULL};
 
 #define KVC_MAGIC "KVCKPT01"
 

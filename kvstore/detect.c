@@ -23,9 +23,9 @@
 #include <time.h>
 
 #define KVW_TAG 4242
-/* How long an RMA error that is not a ULFM error waits for a failure to
- * become known before it counts as a genuine MPI error (kvw_rma_status). */
-#define KVW_RMA_GRACE_MS 2000
+/* How long an MPI error that is not a ULFM error waits for a failure to
+ * become known before it counts as a genuine MPI error (kvw_status). */
+#define KVW_GRACE_MS 2000
 
 bool kvw_is_ft_error(int rc) {
     if (rc == MPI_SUCCESS) return false;
@@ -52,34 +52,32 @@ static bool kvw_failure_known(kv_store *s) {
     return n > 0;
 }
 
-/* What an MPI error means for the store.  A process failure is reported as
- * MPIX_ERR_PROC_FAILED or _REVOKED, but not always: a non-blocking
- * collective whose schedule a dead peer aborted completes with
- * MPI_ERR_OTHER.  So any error counts as an interruption when a failure is
- * known at this point; only the rest are genuine MPI errors. */
-int kvw_status(kv_store *s, int rc) {
-    if (rc == MPI_SUCCESS) return KV_OK;
-    if (kvw_is_ft_error(rc) || kvw_failure_known(s) || kvw_test(s)) {
-        s->failure_pending = true;
-        return KV_ERR_INTERRUPTED;
-    }
-    return KV_ERR_MPI;
+static bool kvw_failure_now(kv_store *s, int rc) {
+    return kvw_is_ft_error(rc) || kvw_failure_known(s) || kvw_test(s);
 }
 
-/* An error returned by an RMA call.  On stock osc/rdma, a put or atomic to
- * a rank that just died can fail with MPI_ERR_INTERN (the transport lost
- * the peer) before ULFM has heard of the failure, so kvw_status would call
- * it genuine.  An RMA error is therefore given KVW_RMA_GRACE_MS, asking
- * kvw_status again (its detector test drives progress) every millisecond,
- * for a failure to become known.  Only a genuine error pays the wait. */
-int kvw_rma_status(kv_store *s, int rc) {
-    int st = kvw_status(s, rc);
+/* What an MPI error means for the store.  A process failure is reported as
+ * MPIX_ERR_PROC_FAILED or _REVOKED, but not always, and not always after
+ * ULFM has heard of it: a non-blocking collective whose schedule a dead
+ * peer aborted completes with MPI_ERR_OTHER; a window allocation that a
+ * failure cut short can fail with MPI_ERR_INTERN at one member while
+ * another already got MPIX_ERR_PROC_FAILED; on stock osc/rdma a put to a
+ * rank that just died fails with MPI_ERR_INTERN (the transport lost the
+ * peer) before the failure is known.  So any error counts as an
+ * interruption when a failure is known, or becomes known within
+ * KVW_GRACE_MS (asked each millisecond; the detector test drives
+ * progress).  Only a genuine MPI error pays the wait. */
+int kvw_status(kv_store *s, int rc) {
+    if (rc == MPI_SUCCESS) return KV_OK;
     struct timespec nap = {0, 1000000};
-    for (int ms = 0; st == KV_ERR_MPI && ms < KVW_RMA_GRACE_MS; ms++) {
+    for (int ms = 0; ms <= KVW_GRACE_MS; ms++) {
+        if (kvw_failure_now(s, rc)) {
+            s->failure_pending = true;
+            return KV_ERR_INTERRUPTED;
+        }
         nanosleep(&nap, NULL);
-        st = kvw_status(s, rc);
     }
-    return st;
+    return KV_ERR_MPI;
 }
 
 int kvw_start(kv_store *s) {

@@ -75,13 +75,31 @@ uint64_t kvh_mix(uint64_t a, uint64_t b);
 void kvh_place(uint64_t kh, const int *ids, int n, int r, int *out);
 
 /* ------------------------------------------------------------ variants --
- * A recovery variant rebuilds the windows after the communicator shrank.
- * All variants share the rest of recovery (recover.c).  */
+ * A recovery variant says how the survivors get a window on the shrunken
+ * communicator: how a new one is made, and what becomes of the old one.
+ * The rest of recovery, the order of these steps included, is common
+ * (recover.c, kvr_windows).  */
+typedef struct kvr_window {
+    MPI_Win win;
+    unsigned char *base;  /* the table it exposes */
+    bool malloced;        /* base came from malloc, not from MPI */
+} kvr_window;
+
+/* What happens to the window being replaced, which spans the dead. */
+typedef enum {
+    KVR_ABANDON,     /* kept allocated, never used again (kvo_abandon) */
+    KVR_FREE_AFTER,  /* MPI_Win_free once the new window exists at every survivor */
+    KVR_FREE_FIRST,  /* MPI_Win_free before the new window is made; may hang */
+} kvr_retire;
+
 typedef struct kvr_variant_ops {
-    const char *name;
     bool detects;  /* false: no failure detection, no recovery (variant none) */
-    /* Make s->win a window on s->comm over the current table (s->base). */
-    int (*rebuild)(kv_store *s);
+    kvr_retire retire;
+    /* A new window on s->comm holding the current table (s->base; NULL on
+     * a spare that takes over a failed id: then an empty table).  Fills
+     * *nw and changes nothing in s: until every survivor has its new
+     * window, the old table stays the table. */
+    int (*make)(kv_store *s, kvr_window *nw);
     /* Set when the window reports failures itself (the proposed ULFM RMA
      * features, variant proposed): then there is no watchdog, wait loops
      * call window_failed, and the alarm calls revoke_window.  NULL for the
@@ -93,10 +111,9 @@ typedef struct kvr_variant_ops {
 extern const kvr_variant_ops kvr_none, kvr_recreate_copy, kvr_recreate_inplace,
     kvr_recreate_free, kvr_spare, kvr_checkpoint, kvr_proposed;
 
-/* A new window on s->comm with the table copied in; the old one is freed
- * (free_old) or abandoned (kvo_abandon).  kvr_rebuild_copy abandons. */
-int kvr_rebuild_copy_then(kv_store *s, bool free_old);
-int kvr_rebuild_copy(kv_store *s);
+/* make of recreate-copy: a new window, the table copied in (or zeroed when
+ * there is none yet). */
+int kvr_make_copy(kv_store *s, kvr_window *nw);
 /* Switch on Open MPI's fault-tolerant RMA (variant proposed); KV_OK, or
  * KV_ERR_UNSUPPORTED when this MPI lacks it. */
 int kvr_proposed_enable(void);
@@ -192,12 +209,10 @@ static inline bool kvw_maybe(kv_store *s) {
     return kvw_test(s);
 }
 bool kvw_is_ft_error(int mpi_err);
-/* KV_OK, KV_ERR_INTERRUPTED (a failure is known: sets failure_pending) or
- * KV_ERR_MPI for the return code of an MPI call on the store's comms. */
+/* KV_OK, KV_ERR_INTERRUPTED (a failure is known, or becomes known within a
+ * grace period: sets failure_pending) or KV_ERR_MPI for the return code of
+ * an MPI call on the store's communicators or window (see detect.c). */
 int kvw_status(kv_store *s, int mpi_rc);
-/* The same for an RMA call's return code; waits up to 2 s for a failure to
- * become known before reporting KV_ERR_MPI (see detect.c). */
-int kvw_rma_status(kv_store *s, int mpi_rc);
 void kvw_alarm(kv_store *s);
 
 /* recover.c: state carried across restarts of one recovery. */
@@ -236,8 +251,10 @@ void kvr_break_locks(kv_store *s, const bool *failed);
 int kvr_rereplicate(kv_store *s, kvr_ctx *c);
 
 /* Fault-injection points for tests: when set, called with the name of each
- * point a recovery passes ("windows", "rereplicate", "exchange",
- * "insert"); tests/mpi/store_kill.c kills a rank there.  NULL otherwise. */
+ * point a recovery passes ("windows" before the new window is made, "made"
+ * after it exists here and before the members agree on it, "rereplicate",
+ * "exchange", "insert"); tests/mpi/store_kill.c and tests/history kill a
+ * rank there.  NULL otherwise. */
 extern void (*kvr_fault_hook)(const char *point);
 #define KVR_POINT(name)                           \
     do {                                          \

@@ -55,7 +55,7 @@ static int kvo_prepare(kv_store *s, const void *key, size_t klen, kvo_key *k) {
 
 /* An RMA error: note a failure if it is one, report what to do. */
 static int kvo_mpi_fail(kv_store *s, int rc) {
-    int st = kvw_rma_status(s, rc);
+    int st = kvw_status(s, rc);
     if (st == KV_ERR_MPI && s->trace) {
         char msg[MPI_MAX_ERROR_STRING];
         int n = 0, cls = 0;

@@ -12,7 +12,8 @@
  *   windows clear every slot lock (no operation is in flight now; a lock
  *           is either a dead writer's or an interrupted one's, and the
  *           homes it guarded are remembered as "affected"), then the
- *           variant rebuilds the window on the new communicator;
+ *           variant makes a window on the new communicator and disposes
+ *           of the old one (kvr_windows);
  *   rereplicate  every survivor holding a pair whose replica set lost a
  *           member, or whose home is affected, pushes its copy to the other
  *           replicas of the new placement; a push writes only where the
@@ -223,6 +224,67 @@ bool kvr_home_affected(const kvr_ctx *c, uint32_t home) {
     return c->nhomes && bsearch(&home, c->homes, (size_t)c->nhomes, sizeof home, kvr_cmp_u32);
 }
 
+/* Did every member get here with ok?  Collective over s->comm: KV_OK when
+ * all did, else the local error or KV_ERR_INTERRUPTED, the same decision
+ * at every survivor (an agreement is uniform even when a member dies). */
+static int kvr_members_agree(kv_store *s, int local_rc) {
+    int flag = local_rc == KV_OK;
+    int rc = MPIX_Comm_agree(s->comm, &flag);
+    if (rc != MPI_SUCCESS) return kvw_status(s, rc);
+    if (flag) return KV_OK;
+    s->failure_pending = true;
+    return local_rc ? local_rc : KV_ERR_INTERRUPTED;
+}
+
+/* The windows phase: every survivor ends it with the new window, or all
+ * keep the old one.  A window comes from a collective call that one
+ * failure can let succeed at some members and fail at others, and a window
+ * that exists at only some members can be neither used nor freed (a free
+ * waits for members that do not have it: seen as a hang of recreate-free
+ * when a second rank died during the first recovery).  So the members
+ * agree before a free (everyone enters it) and after the new window is
+ * made; a new window that not every member got is abandoned where it
+ * exists, and the next attempt starts again from the same table. */
+static int kvr_windows(kv_store *s) {
+    int rc;
+    if (s->vt->retire == KVR_FREE_FIRST && s->win != MPI_WIN_NULL) {
+        unsigned char *save = malloc(s->table_bytes ? s->table_bytes : 1);
+        rc = kvr_members_agree(s, save ? KV_OK : KV_ERR_NOMEM);
+        if (rc) {
+            free(save);
+            return rc;
+        }
+        memcpy(save, s->base, s->table_bytes);  /* the window takes its memory along */
+        MPI_Win_free(&s->win);                   /* may hang: variant_recreate_free.c */
+        if (s->base_malloced) free(s->base);
+        s->win = MPI_WIN_NULL;
+        s->base = save;  /* the table until a new window exists */
+        s->base_malloced = true;
+    }
+    kvr_window nw = {MPI_WIN_NULL, NULL, false};
+    int made = s->vt->make(s, &nw);
+    KVR_POINT("made");
+    bool own_mem = made == KV_OK && nw.base != s->base;  /* not recreate-inplace's */
+    rc = kvr_members_agree(s, made);
+    if (rc) {
+        if (made == KV_OK) kvo_abandon(s, nw.win, own_mem && nw.malloced ? nw.base : NULL);
+        return rc;
+    }
+    void *old_mem = own_mem && s->base_malloced ? s->base : NULL;
+    if (s->win != MPI_WIN_NULL && s->vt->retire == KVR_FREE_AFTER) {
+        MPI_Win_free(&s->win);  /* revoked: the patched free completes without the dead */
+        free(old_mem);
+    } else if (s->win != MPI_WIN_NULL) {
+        kvo_abandon(s, s->win, old_mem);
+    } else {
+        free(old_mem);  /* the saved table of a free-first rebuild */
+    }
+    s->win = nw.win;
+    s->base = nw.base;
+    s->base_malloced = nw.malloced;
+    return KV_OK;
+}
+
 static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     KVR_TRACE(s, "recovery attempt %d", c->rt.restarts);
     int rc = kvr_shrink(s, c);
@@ -242,9 +304,9 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     if (s->my_id >= 0) {
         KVR_POINT("windows");
         t = kv_wtime();
-        rc = s->vt->rebuild(s);
+        rc = kvr_windows(s);
         kvo_map_shm(s);
-        if (rc == KV_OK && MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) != MPI_SUCCESS) rc = KV_ERR_MPI;
+        if (rc == KV_OK) rc = kvw_status(s, MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win));
         c->rt.windows_us += us_since(t);
         if (rc) return rc;
         t = kv_wtime();

@@ -7,9 +7,10 @@
  */
 #include "kv_internal.h"
 
-static int none_rebuild(kv_store *s) {
+static int none_make(kv_store *s, kvr_window *nw) {
     (void)s;
+    (void)nw;
     return KV_ERR_UNSUPPORTED;
 }
 
-const kvr_variant_ops kvr_none = {"none", false, none_rebuild, NULL, NULL};
+const kvr_variant_ops kvr_none = {false, KVR_ABANDON, none_make, NULL, NULL};

@@ -9,7 +9,7 @@
  * the window (kvw_alarm), so every other member's next synchronisation
  * returns MPIX_ERR_REVOKED and it joins.  The rebuild is recreate-copy's
  * -- a new window on the survivors, the table copied in -- except that
- * the old window is then freed, not abandoned: the patched MPI_Win_free
+ * the old window is then freed, not abandoned (kvr_windows): the patched MPI_Win_free
  * completes without the dead.  (Freeing first, as recreate-free must,
  * would cost a second copy of the table: the window's memory goes with it.)
  *
@@ -43,11 +43,9 @@ static void revoke_window(kv_store *s) {
     if (s->win != MPI_WIN_NULL) MPIX_Win_revoke(s->win);
 }
 
-/* recreate-copy's rebuild, freeing the old window: revoked, the patched
- * MPI_Win_free completes without the dead. */
-static int proposed_rebuild(kv_store *s) { return kvr_rebuild_copy_then(s, true); }
-
-const kvr_variant_ops kvr_proposed = {"proposed", true, proposed_rebuild, window_failed,
+/* recreate-copy's new window; the old one, revoked, is freed afterwards:
+ * the patched MPI_Win_free completes without the dead. */
+const kvr_variant_ops kvr_proposed = {true, KVR_FREE_AFTER, kvr_make_copy, window_failed,
                                       revoke_window};
 #endif
 

@@ -9,18 +9,17 @@
  */
 #include "kv_internal.h"
 
-static int inplace_rebuild(kv_store *s) {
-    MPI_Win nw;
+static int inplace_make(kv_store *s, kvr_window *nw) {
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "accumulate_ordering", "none");
-    int rc = MPI_Win_create(s->base, (MPI_Aint)s->table_bytes, 1, info, s->comm, &nw);
+    int rc = MPI_Win_create(s->base, (MPI_Aint)s->table_bytes, 1, info, s->comm, &nw->win);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) return kvw_status(s, rc);
-    MPI_Win_set_errhandler(nw, MPI_ERRORS_RETURN);
-    if (s->win != MPI_WIN_NULL) kvo_abandon(s, s->win, NULL);  /* memory lives on */
-    s->win = nw;
+    MPI_Win_set_errhandler(nw->win, MPI_ERRORS_RETURN);
+    nw->base = s->base;  /* the same memory, whoever owns it */
+    nw->malloced = s->base_malloced;
     return KV_OK;
 }
 
-const kvr_variant_ops kvr_recreate_inplace = {"recreate-inplace", true, inplace_rebuild, NULL, NULL};
+const kvr_variant_ops kvr_recreate_inplace = {true, KVR_ABANDON, inplace_make, NULL, NULL};

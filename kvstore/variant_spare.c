@@ -6,7 +6,7 @@
  * member id goes to one spare (recover.c), so placement, which is over ids,
  * does not change: only the copies the dead rank held move, to its
  * replacement.  Survivors copy their table into the new window as in
- * recreate-copy; a replacement starts from an empty table.  When the spares
+ * recreate-copy (kvr_make_copy); a replacement starts from an empty table.  When the spares
  * are used up, the variant carries on like recreate-copy.  At close, member
  * 0 sends each idle spare a message on the watchdog, which ends its wait.
  */
@@ -15,12 +15,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-static int spare_rebuild(kv_store *s) {
-    if (s->base) return kvr_rebuild_copy(s);
-    return kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced, true);
-}
-
-const kvr_variant_ops kvr_spare = {"spare", true, spare_rebuild, NULL, NULL};
+/* A replacement has no table yet: kvr_make_copy gives it an empty one. */
+const kvr_variant_ops kvr_spare = {true, KVR_ABANDON, kvr_make_copy, NULL, NULL};
 
 int kv_spare_wait(kv_store *s) {
     if (!s) return KV_ERR_ARG;

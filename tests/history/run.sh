@@ -11,11 +11,14 @@
 #   single     one rank killed
 #   rank0      rank 0 killed
 #   double     two ranks killed at the same instant
-#   staggered  two ranks killed 25 ms apart
+#   staggered  two ranks killed GAP ms apart, GAP drawn from the seed between
+#              0 and 400 ms, so the second kill lands anywhere in the first
+#              recovery (detection, shrink, windows, re-replication) or after it
 #   seq        two ranks killed 0.8 s apart (the second after the first recovery)
 #   rerep      one rank killed from outside, and a second one kills itself
 #              inside the recovery from it, at a re-replication point drawn
-#              from the seed (rereplicate, exchange or insert)
+#              from the seed (windows, made, rereplicate, exchange or
+#              insert: see KVR_POINT in kvstore/kv_internal.h)
 # The kill instant is uniform over the middle of the run.  Afterwards
 # check.py judges the logs.  Prints one line "outcome=... victims=..." and
 # writes DIR/result.txt with the same key=value pairs.  Outcomes: pass,
@@ -60,9 +63,10 @@ case $SCENARIO in
   rank0) VICTIMS=0 ;;
   double|staggered|seq) VICTIMS=$(pick 2) ;;
   rerep) read -r VICTIMS POINT_RANK < <(pick 2)
-         POINTS=(rereplicate exchange insert); POINT=${POINTS[$((RANDOM % 3))]} ;;
+         POINTS=(windows made rereplicate exchange insert); POINT=${POINTS[$((RANDOM % 5))]} ;;
 esac
 # Kill at a uniform instant over the middle of the run (milliseconds).
+GAP=0; [ "$SCENARIO" = staggered ] && GAP=$((RANDOM % 401))
 span=$(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.55}')
 AT=$(( $(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.15}') + (RANDOM * 32768 + RANDOM) % (span + 1) ))
 
@@ -88,7 +92,10 @@ killer() {
     kill -KILL "$1" 2>/dev/null
     echo "$v $(date +%s.%N)" >> "$OUT/kills"
     shift
-    case $SCENARIO in staggered) sleep 0.025 ;; seq) sleep 0.8 ;; esac
+    case $SCENARIO in
+      staggered) sleep "$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}')" ;;
+      seq) sleep 0.8 ;;
+    esac
   done
 }
 
@@ -118,7 +125,7 @@ case $krc in
      else outcome=pass; fi ;;
 esac
 ops=$(field operations)
-line="outcome=$outcome variant=$VARIANT backend=$BACKEND scenario=$SCENARIO r=$R ranks=$NP seed=$SEED victims=${VICTIMS// /;}${POINT:+;$POINT_RANK@$POINT} ops=${ops:-0} orphans=$orphans kvrun=\"$(tr -d '\000' < "$OUT/kvrun.log" | tail -1)\""
+line="outcome=$outcome variant=$VARIANT backend=$BACKEND scenario=$SCENARIO r=$R ranks=$NP seed=$SEED victims=${VICTIMS// /;}${POINT:+;$POINT_RANK@$POINT} gap_ms=$GAP ops=${ops:-0} orphans=$orphans kvrun=\"$(tr -d '\000' < "$OUT/kvrun.log" | tail -1)\""
 echo "$line" > "$OUT/result.txt"
 echo "$line"
 [ "$outcome" = pass ] && [ "$orphans" -eq 0 ]

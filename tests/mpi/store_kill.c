@@ -13,24 +13,29 @@
  * run: 6 allocate recreate-copy 3 2 0 rerep
  * run: 6 allocate recreate-free 3 2 0 rerep
  * run: 7 allocate spare 3 2 1 rerep
+ * run: 6 allocate recreate-copy 3 2 0 rerep:made
+ * run: 6 allocate recreate-free 3 2 0 rerep:made
+ * run: 6 allocate recreate-free 3 2 0 rerep:windows
  * run: 4 allocate proposed 2 1
  * run: 6 allocate proposed 3 2
  * run: 6 allocate proposed 2 1 0 seq
  * run: 6 allocate proposed 3 2 0 rerep
+ * run: 6 allocate proposed 3 2 0 rerep:made
  * run: 4 create proposed 2 1
  * run: 6 create proposed 2 1 0 seq
  *
- * Arguments: backend variant r kills [spares] [seq|rerep]; $KV_TEST_SEED
+ * Arguments: backend variant r kills [spares] [seq|rerep|rerep:POINT]; $KV_TEST_SEED
  * varies the victims and the moments (the soak target, experiments/soak.sh).
  * Every rank runs a mixed workload of puts (own keys), gets and counter
  * increments; `kills` ranks (never rank 0), chosen with a fixed seed, raise
  * SIGKILL at random operations -- at once, or one after another ("seq",
  * each after the previous recovery, until r ranks remain), or ("rerep",
  * two kills) the first at a random operation and the second inside the
- * recovery from it, at a point of re-replication drawn from the seed (see
- * KVR_POINT): before the scan, between the two exchanges, or after the
- * exchange, before inserting; with r = 3 one copy of every pair survives
- * both.  (recreate-inplace is tested
+ * recovery from it, at a point drawn from the seed (see KVR_POINT): before
+ * the new window is made, after it exists there and before the members
+ * agree on it, before the re-replication scan, between its two exchanges,
+ * or after the exchange, before inserting; with r = 3 one copy of every
+ * pair survives both.  (recreate-inplace is tested
  * with one kill: after its first recovery the windows are MPI_Win_create
  * windows, osc/rdma, whose hangs on a dead target are measured by the
  * soak target, not asserted here.  Variant proposed, on the patched Open
@@ -72,7 +77,7 @@ static void value_for(char *buf, size_t n, int rank, int k, int it) {
 
 int main(int argc, char **argv) {
     kvt_init(&argc, &argv);
-    if (argc < 5) { fprintf(stderr, "usage: store_kill backend variant r kills [spares] [seq]\n"); return 2; }
+    if (argc < 5) { fprintf(stderr, "usage: store_kill backend variant r kills [spares] [seq|rerep|rerep:POINT]\n"); return 2; }
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -86,7 +91,9 @@ int main(int argc, char **argv) {
     int kills = atoi(argv[4]);
     c.spares = argc > 5 ? atoi(argv[5]) : 0;
     int seq = argc > 6 && strcmp(argv[6], "seq") == 0;
-    int rerep = argc > 6 && strcmp(argv[6], "rerep") == 0;
+    /* "rerep" draws the point from the seed; "rerep:POINT" names it. */
+    int rerep = argc > 6 && strncmp(argv[6], "rerep", 5) == 0;
+    const char *named_point = rerep && argv[6][5] == ':' ? argv[6] + 6 : NULL;
     if (seq) kills = size - c.spares - c.replicas;
     if (getenv("KV_TEST_SEED")) {  /* the soak target varies victims and moments */
         rng_state ^= strtoull(getenv("KV_TEST_SEED"), NULL, 10) * 0x9E3779B97F4A7C15ull;
@@ -109,11 +116,12 @@ int main(int argc, char **argv) {
         victim_order[v] = seq ? k : 0;  /* seq: the k-th victim waits for k recoveries */
     }
     if (rerep) {  /* the second victim dies in the recovery from the first */
-        static const char *points[] = {"rereplicate", "exchange", "insert"};
+        static const char *points[] = {"windows", "made", "rereplicate", "exchange", "insert"};
         int second = -1;
         for (int r = 1; r < size; r++)
             if (victim_op[r] >= 0) second = r;
-        hook_point = points[rnd() % 3];
+        hook_point = points[rnd() % 5];
+        if (named_point) hook_point = named_point;
         if (rank == second) {
             victim_op[rank] = -1;
             kvr_fault_hook = die_at_point;

@@ -19,8 +19,9 @@
  *               resident memory grows per abandoned window by less than
  *               the window's tables (an osc/sm window maps every rank's)
  *               plus 1 MiB; recreate-free and proposed free their
- *               windows: no growth (less than 2 MiB from the third
- *               recovery on; the first ones touch other ranks' tables).
+ *               windows: no growth (less than 4 tables from the third
+ *               recovery on, where a window leaked per recovery would
+ *               make 18; the first ones touch other ranks' tables).
  *               The growth is printed.
  *   ops N       N puts, gets and deletes, for valgrind (test_valgrind.sh).
  */
@@ -158,9 +159,12 @@ int main(int argc, char **argv) {
                st.windows_abandoned, grown, table_mib);
         KVT_CHECK(done >= n);
         if (c.variant == KV_VARIANT_RECREATE_FREE || c.variant == KV_VARIANT_PROPOSED) {
-            /* both free the old window: nothing kept */
+            /* Both free the old window: nothing kept.  A window leaked per
+             * recovery would grow RSS by at least its own table (copied
+             * in, so touched) 18 times over; pages of the allocator and of
+             * peers' tables come and go by a few MiB (2.6 MiB seen). */
             KVT_CHECK(st.windows_abandoned == 0);
-            KVT_CHECK(!RSS_CHECKED || grown < 2.0);
+            KVT_CHECK(!RSS_CHECKED || grown < 4 * table_mib);
         } else {
             /* One abandoned window per rebuild (per recovery, plus per restart
              * that got that far).  An osc/sm window maps every rank's table,
