@@ -42,7 +42,7 @@ INJ_OBJ := $(INJ_SRC:%.c=$(BUILD)/%.o)
 INJ_A   := $(BUILD)/lib/libkvinject.a
 
 # Workload, histogram and config-file modules shared by the driver and tests.
-EXP_SRC := $(wildcard experiments/workload.c experiments/histogram.c experiments/cfgfile.c)
+EXP_SRC := $(wildcard experiments/driver/workload.c experiments/driver/histogram.c experiments/driver/cfgfile.c)
 EXP_OBJ := $(EXP_SRC:%.c=$(BUILD)/%.o)
 EXP_A   := $(BUILD)/lib/libkvexp.a
 
@@ -53,14 +53,10 @@ MPIT_BIN := $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
 # The recorded client of the history checker (tests/history).
 HIST_SRC := $(wildcard tests/history/*.c)
 HIST_BIN := $(HIST_SRC:tests/history/%.c=$(BUILD)/tests/history/%)
-BENCH_SRC := $(wildcard experiments/bench_*.c)
-BENCH_BIN := $(BENCH_SRC:experiments/%.c=$(BUILD)/bin/%)
-DRIVER_SRC := experiments/kv_driver.c experiments/driver_config.c experiments/driver_run.c experiments/driver_output.c \
-              experiments/driver_ckpt.c
-# The Redis backend of the driver (issue #9): hiredis from Debian's libhiredis-dev.
-DRIVER_SRC += experiments/driver_redis.c experiments/driver_redis_check.c experiments/redis_client.c
+BENCH_SRC := $(wildcard experiments/bench/bench_*.c)
+BENCH_BIN := $(BENCH_SRC:experiments/bench/%.c=$(BUILD)/bin/%)
+DRIVER_SRC := $(wildcard experiments/driver/*.c experiments/driver/backends/*.c)
 DRIVER_BIN := $(BUILD)/bin/kv_driver
-$(DRIVER_BIN): experiments/driver_redis.h experiments/redis_client.h
 GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 .PHONY: all deps lib tests test test-sanitize fuzz run bench soak figures install clean distclean
@@ -87,9 +83,9 @@ $(BUILD)/injectors/%.o: injectors/%.c $(wildcard injectors/*.h) build/mpi.mk
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -Iinjectors -c $< -o $@
 
-$(BUILD)/experiments/%.o: experiments/%.c $(wildcard experiments/*.h) build/mpi.mk
+$(BUILD)/experiments/%.o: experiments/%.c $(wildcard experiments/driver/*.h) build/mpi.mk
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -Iexperiments -c $< -o $@
+	$(MPICC) $(CFLAGS) -Iexperiments/driver -c $< -o $@
 
 $(EXP_A): $(EXP_OBJ)
 	@mkdir -p $(dir $@)
@@ -108,7 +104,7 @@ tests: $(UNIT_BIN) $(MPIT_BIN) $(HIST_BIN)
 # Unit tests link the objects directly (they test internal pieces).
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_A) $(INJ_A) $(EXP_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -Iinjectors -Iexperiments $< -o $@ $(EXP_A) $(LIB_A) $(INJ_A) -lcmocka $(LDLIBS_KV)
+	$(MPICC) $(CFLAGS) -Iinjectors -Iexperiments/driver $< -o $@ $(EXP_A) $(LIB_A) $(INJ_A) -lcmocka $(LDLIBS_KV)
 
 $(BUILD)/tests/mpi/%: tests/mpi/%.c tests/mpi/kvtest.h $(LIB_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
@@ -118,13 +114,13 @@ $(BUILD)/tests/history/%: tests/history/%.c tests/mpi/kvtest.h $(LIB_A) $(KV_HDR
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -Itests/mpi $< -o $@ $(LIB_A) $(LDLIBS_KV)
 
-$(BUILD)/bin/%: experiments/%.c experiments/ackfile.h experiments/benchstat.h $(LIB_A) $(KV_HDR)
+$(BUILD)/bin/%: experiments/bench/%.c experiments/driver/ackfile.h experiments/bench/benchstat.h $(LIB_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) $(LDLIBS_KV)
+	$(MPICC) $(CFLAGS) -Iexperiments/driver -Itests/mpi $< -o $@ $(LIB_A) $(LDLIBS_KV)
 
-$(DRIVER_BIN): $(DRIVER_SRC) experiments/driver.h experiments/ackfile.h $(LIB_A) $(INJ_A) $(EXP_A) $(KV_HDR)
+$(DRIVER_BIN): $(DRIVER_SRC) $(wildcard experiments/driver/*.h experiments/driver/backends/*.h) $(LIB_A) $(INJ_A) $(EXP_A) $(KV_HDR)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -Iinjectors -Iexperiments -DKV_GIT_REVISION='"$(GIT_REV)"' $(DRIVER_SRC) -o $@ \
+	$(MPICC) $(CFLAGS) -Iinjectors -Iexperiments/driver -Iexperiments/driver/backends -DKV_GIT_REVISION='"$(GIT_REV)"' $(DRIVER_SRC) -o $@ \
 	    $(EXP_A) $(INJ_A) $(LIB_A) -lpapi -lhiredis $(LDLIBS_KV)
 
 test: all
@@ -145,7 +141,7 @@ fuzz: build/mpi.mk
 	bash tests/fuzz/run.sh
 
 run: all
-	bash experiments/demo.sh
+	bash experiments/campaign/demo.sh
 
 # make figures DIR=results/CAMPAIGN (default: the default experiment)
 DIR ?= results/default
@@ -153,10 +149,10 @@ figures:
 	python3 analysis/figures.py $(DIR)
 
 soak: all
-	bash experiments/soak.sh
+	bash experiments/bench/soak.sh
 
 bench: all
-	bash experiments/bench.sh
+	bash experiments/bench/bench.sh
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

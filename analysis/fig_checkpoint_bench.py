@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Checkpoint/restart against in-memory recovery, from results/bench/.
 
-Reads checkpoint.csv (experiments/bench_checkpoint.sh) and recovery.csv
-(the recovery matrix of experiments/bench.sh) and draws one figure with
+Reads checkpoint.csv (experiments/bench/bench_checkpoint.sh) and recovery.csv
+(the recovery matrix of experiments/bench/bench.sh) and draws one figure with
 three panels:
   a. checkpoint time against the bytes each rank writes, one line per rank
      count, with the time the disk's plain write+fsync of the same bytes

@@ -4,7 +4,7 @@
 usage: /usr/bin/python3 analysis/fig_redis.py results/bench/redis.csv OUTDIR
 
 A separate script, not a figures.py module: figures.py reads campaign
-directories (one run directory per run), while experiments/bench_redis.sh
+directories (one run directory per run), while experiments/bench/bench_redis.sh
 keeps one CSV row per run (its header names the columns).  Writes
 OUTDIR/redis.png and .pdf, three panels: failure-free throughput per
 workload and ranks, store and Redis side by side; their p50 and p99
@@ -46,7 +46,7 @@ def read(path):
         sys.exit(f"error: {path}: {e.strerror}")
     missing = [c for c in COLUMNS if c not in header]
     if missing:
-        sys.exit(f"error: {path}: no column {', '.join(missing)} (experiments/bench_redis.sh writes them)")
+        sys.exit(f"error: {path}: no column {', '.join(missing)} (experiments/bench/bench_redis.sh writes them)")
     for i, r in enumerate(rows, start=2):
         for c in COLUMNS[3:]:
             r[c] = number(path, i, r, c)

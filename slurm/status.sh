@@ -3,4 +3,4 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 1 ] || { echo "usage: slurm/status.sh CAMPAIGN_FILE" >&2; exit 64; }
-exec python3 "$ROOT/experiments/campaign.py" status "$1"
+exec python3 "$ROOT/experiments/campaign/campaign.py" status "$1"

@@ -4,4 +4,4 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 1 ] || { echo "usage: slurm/submit.sh CAMPAIGN_FILE" >&2; exit 64; }
-exec python3 "$ROOT/experiments/campaign.py" submit "$1"
+exec python3 "$ROOT/experiments/campaign/campaign.py" submit "$1"

@@ -17,7 +17,7 @@ import time
 import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "experiments"))
+sys.path.insert(0, os.path.join(ROOT, "experiments", "campaign"))
 import campaign  # noqa: E402
 
 TOKENS = [b"[campaign]", b"[sweep]", b"[fixed]", b"=", b",", b"\"", b"#", b";", b"\n", b"ranks",
@@ -58,7 +58,7 @@ def one(data, path):
 
 def main():
     secs = float(sys.argv[1]) if len(sys.argv) > 1 else 20
-    seeds = [open(p, "rb").read() for p in sorted(glob.glob(os.path.join(ROOT, "experiments", "campaigns", "*.campaign"))
+    seeds = [open(p, "rb").read() for p in sorted(glob.glob(os.path.join(ROOT, "experiments", "campaign", "campaigns", "*.campaign"))
                                                  + glob.glob(os.path.join(ROOT, "tests", "fuzz", "corpus", "fuzz_cfgfile", "*")))]
     regress = sorted(glob.glob(os.path.join(ROOT, "tests", "fuzz", "regressions", "fuzz_campaign", "*")))
     out = os.path.join(ROOT, "build", "fuzz")

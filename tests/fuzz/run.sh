@@ -15,16 +15,16 @@ mkdir -p "$OUT"
 CC=${FUZZ_CC:-clang}
 command -v "$CC" >/dev/null || { echo "run.sh: $CC not found (make deps installs clang)"; exit 1; }
 FLAGS=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-       -I"$ROOT/kvstore" -I"$ROOT/experiments" -I"$ROOT/injectors" -I"$ROOT/tests/fuzz"
+       -I"$ROOT/kvstore" -I"$ROOT/experiments/driver" -I"$ROOT/experiments/driver/backends" -I"$ROOT/injectors" -I"$ROOT/tests/fuzz"
        -I"$MPI_HOME/include")
 KV_SRC=("$ROOT"/kvstore/*.c)
 LIBS=(-L"$MPI_HOME/lib" -Wl,-rpath,"$MPI_HOME/lib" -lmpi -lsde -lm)
 INJ_SRC="$(ls "$ROOT"/injectors/*.c | grep -v kv_inject.c | tr '\n' ' ')"
 declare -A EXTRA=(
-  [fuzz_cfgfile]="$ROOT/experiments/cfgfile.c"
+  [fuzz_cfgfile]="$ROOT/experiments/driver/cfgfile.c"
   [fuzz_inject_spec]="$INJ_SRC"
   [fuzz_pidtable]="$INJ_SRC"
-  [fuzz_driver_config]="$(ls "$ROOT"/experiments/{driver_,redis_,workload,histogram,cfgfile}*.c | grep -v kv_driver | tr '\n' ' ') $INJ_SRC"
+  [fuzz_driver_config]="$(ls "$ROOT"/experiments/driver/*.c "$ROOT"/experiments/driver/backends/*.c | grep -v kv_driver | tr '\n' ' ') $INJ_SRC"
 )
 fail=0; n=0
 for src in "$ROOT"/tests/fuzz/fuzz_*.c; do

@@ -153,7 +153,7 @@ good() {  # name mutation
   [ "$n" = 6 ] || fail "$1: summary.csv counts $n runs, expected 6"
 }
 H=recreate-free-allocate-8-r2-ycsb-b-kill-1
-# the stub meta.json experiments/campaign.py writes for a run that hung
+# the stub meta.json experiments/campaign/campaign.py writes for a run that hung
 good stub-meta "$PY -c 'import json; m = json.load(open(\"$H/meta.json\"))
 keep = \"campaign run_id status variant backend ranks nodes replicas failures job_id\".split()
 json.dump({k: m[k] for k in keep}, open(\"$H/meta.json\", \"w\"))'"

@@ -9,11 +9,11 @@
 # local run of a tiny campaign finishes, and running it again skips it.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-C="python3 $ROOT/experiments/campaign.py"
+C="python3 $ROOT/experiments/campaign/campaign.py"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-a=$($C list "$ROOT/experiments/campaigns/default.campaign") || fail "list default"
-b=$($C list "$ROOT/experiments/campaigns/default.campaign")
+a=$($C list "$ROOT/experiments/campaign/campaigns/default.campaign") || fail "list default"
+b=$($C list "$ROOT/experiments/campaign/campaigns/default.campaign")
 [ "$a" = "$b" ] || fail "ids not stable"
 [ "$(wc -l <<<"$a")" -eq 3 ] || fail "default campaign should expand to 3 runs"
 grep -q ' spare-allocate-n9-' <<<"$a" || fail "spare run should have 8+1 ranks: $a"

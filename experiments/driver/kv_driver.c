@@ -1,7 +1,7 @@
 /*
  * kv_driver.c -- the benchmark driver: one MPI program, run on every rank.
  *
- * Reads its settings (driver_config.c), checks them on every rank (a bad
+ * Reads its settings (settings.c), checks them on every rank (a bad
  * setting is a message and exit status 2 before anything starts), draws
  * the failure schedule on rank 0 and writes it out, opens the store, loads
  * the records, runs the workload with the in-process injector ticking,
@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
     MPI_Bcast(err, sizeof err, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (err[0]) return fail_early(rank, err);
     double t_begin = kv_wtime();
-    if (s.redis.on) {  /* issue #9: the workload against Redis, no store (driver_redis.c) */
+    if (s.redis.on) {  /* issue #9: the workload against Redis, no store (redis.c) */
         int st = drv_redis_main(&s, &m, t_begin);
         MPI_Finalize();
         return st;

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "kvstore.h"
-#include "../kvstore/kv_internal.h"
-#include "../tests/mpi/kvtest.h"
+#include "kv_internal.h"
+#include "kvtest.h"
 #include "benchstat.h"
 
 enum { VBYTES = 64 };

@@ -1,9 +1,9 @@
 /*
- * driver_redis.c -- the driver's Redis backend (issue #9): the store's
+ * redis.c -- the driver's Redis backend (issue #9): the store's
  * workload against Redis, so the two can be compared in one harness.
  *
  * Same workload generator, keys, values, verification and result files as
- * the store path (driver_run.c, driver_output.c with kv = NULL); only the
+ * the store path (run.c, output.c with kv = NULL); only the
  * operations go to Redis through redis_client.c, one connection per rank.
  * r = 2 is modelled as a primary and one replica with WAIT 1 after every
  * write (redis.wait_replicas), the closest Redis has to the store's
@@ -16,7 +16,7 @@
  * DIR/pids (rank.0 the replica, rank.1 the primary, pids from INFO), so
  * kv_inject's clock starts with the workload and not with the load.
  * Clients retry through the failover (redis_client.h).  Afterwards
- * (driver_redis_check.c) rank 0 re-reads every key against all ranks'
+ * (redis_check.c) rank 0 re-reads every key against all ranks'
  * write logs for acknowledged writes lost, and the time from the kill to
  * each rank's first acknowledged write is taken from the kill log.
  */
@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver_redis.h"
+#include "redis.h"
 
 #define LOAD_BATCH 64        /* SETs per pipelined load call */
 
@@ -133,7 +133,7 @@ int drv_redis_check(const drv_settings *s, int nranks, char *err, size_t len) {
     }
     if (s->failures[0]) {
         snprintf(err, len, "driver.failures kills the store's ranks; with driver.backend=redis kill the "
-                 "Redis primary with kv_inject (see experiments/bench_redis.sh)");
+                 "Redis primary with kv_inject (see experiments/bench/bench_redis.sh)");
         return -1;
     }
     return 0;
@@ -219,7 +219,7 @@ static int r_write(rrun *x, const wl_op *op) {
     return 0;
 }
 
-/* As driver_run.c's do_op: a scan is one GET per record, like the store's. */
+/* As run.c's do_op: a scan is one GET per record, like the store's. */
 static int r_op(rrun *x, const wl_op *op) {
     char key[WL_KEY_MAX + 1];
     int rc = 0;

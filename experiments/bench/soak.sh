@@ -28,7 +28,7 @@
 # hangs-rdma.csv: variant,backend,scenario,ranks,seed,outcome,seconds).
 # VARIANTS, SCENARIOS and OUT narrow or redirect a run.
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BENCH=$ROOT/results/bench
 RUNS=${RUNS:-31}
 TIMEOUT=${TIMEOUT:-40}
@@ -85,7 +85,7 @@ history_soak() {
       rm -rf "$dir"
     done
   done
-  python3 "$ROOT/experiments/bench_report.py" soak --file "$out"
+  python3 "$ROOT/experiments/bench/report.py" soak --file "$out"
   echo "wrote $out"
 }
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # demo.sh -- `make run`: the default experiment on this machine.
 #
-# Runs experiments/campaigns/default.campaign (YCSB A, 8 ranks, r = 2, one
+# Runs experiments/campaign/campaigns/default.campaign (YCSB A, 8 ranks, r = 2, one
 # rank killed with SIGKILL mid-run, three recovery variants), then makes its
 # figures and summary table with analysis/figures.py, and prints where they
 # are.  Finished runs are kept: delete results/default/ to run them again.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CAMPAIGN=${CAMPAIGN:-$ROOT/experiments/campaigns/default.campaign}
-python3 "$ROOT/experiments/campaign.py" run "$CAMPAIGN"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CAMPAIGN=${CAMPAIGN:-$ROOT/experiments/campaign/campaigns/default.campaign}
+python3 "$ROOT/experiments/campaign/campaign.py" run "$CAMPAIGN"
 NAME=$(sed -n 's/^name *= *//p' "$CAMPAIGN" | head -1)
 DIR=${KV_RESULTS:-$ROOT/results}/$NAME
 for r in "$DIR"/*/summary.txt; do

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAUNCH_KEYS = {"ranks", "nodes", "ranks_per_node"}
 CAMPAIGN_KEYS = {"name", "repetitions", "time_limit_s", "spares_for_spare_variant",
                  "description", "throttle", "account", "partition", "modules"}

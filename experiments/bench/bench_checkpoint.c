@@ -1,6 +1,6 @@
 /*
  * bench_checkpoint.c -- what checkpoint/restart costs, for comparison with
- * the in-memory recovery variants (experiments/bench_checkpoint.sh runs it).
+ * the in-memory recovery variants (experiments/bench/bench_checkpoint.sh runs it).
  *
  *   cost DIR PAIRS         load PAIRS pairs per rank (64-byte values), then
  *                          three checkpoints; per checkpoint: time, bytes,
@@ -42,7 +42,7 @@
 
 #include "ackfile.h"
 #include "kvstore.h"
-#include "../tests/mpi/kvtest.h"
+#include "kvtest.h"
 
 enum { VLEN = 64 };
 

@@ -1,5 +1,5 @@
 /*
- * driver_output.c -- gather every rank's measurements and write the run's
+ * output.c -- gather every rank's measurements and write the run's
  * files (experiments/RESULTS.md) from the first survivor.
  *
  * Collective over the store's communicator (the survivors): histograms are

@@ -1,6 +1,6 @@
 /*
  * redis_client.h -- one rank's connection to a Redis primary that follows
- * a Sentinel failover (the driver's Redis backend, driver_redis.c).
+ * a Sentinel failover (the driver's Redis backend, redis.c).
  *
  * Why a layer of our own over hiredis: the comparison with the store needs
  * the same contract the store gives its callers -- a write returns only

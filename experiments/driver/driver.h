@@ -4,9 +4,9 @@
  *
  * A run is: a store configuration (kv_config), a workload (wl_params), a
  * failure schedule (injector spec text) and driver settings (output place,
- * timeline bin, verification).  driver_config.c fills them from a config
- * file and name=value arguments; driver_run.c runs load and run phases on
- * every rank and keeps per-rank measurements; driver_output.c gathers them
+ * timeline bin, verification).  settings.c fills them from a config
+ * file and name=value arguments; run.c runs load and run phases on
+ * every rank and keeps per-rank measurements; output.c gathers them
  * on the first survivor and writes the files of experiments/RESULTS.md.
  */
 #ifndef KV_DRIVER_H
@@ -20,7 +20,7 @@
 #include "kvstore.h"
 #include "workload.h"
 
-/* ---- Redis backend (issue #9, driver_redis.c): settings redis.NAME ---- */
+/* ---- Redis backend (issue #9, redis.c): settings redis.NAME ---- */
 typedef struct drv_redis {
     int on;                  /* driver.backend=redis: Redis instead of the store */
     char host[256];          /* the primary (and the sentinels' host) */
@@ -73,18 +73,18 @@ typedef struct drv_rank {
     kv_stats after_load, after_run;
     long long papi_load[2], papi_run[2];/* PAPI_TOT_INS, PAPI_TOT_CYC; -1 = NA */
     char papi_reason[160];
-    long long checkpoints, checkpoint_errors;  /* driver_ckpt.c */
+    long long checkpoints, checkpoint_errors;  /* checkpoint.c */
     double ckpt_s, restore_s;
     long long restored_from, restored_pairs, lost_writes;
 } drv_rank;
 
-/* driver_run.c */
+/* run.c */
 int drv_load(kv_store *kv, const drv_settings *s, drv_rank *m);
 int drv_run(kv_store *kv, const drv_settings *s, drv_rank *m, kvi_inproc *inj);
 void drv_papi_init(drv_rank *m);
 void drv_papi_phase(drv_rank *m, long long out[2], int start);
 
-/* driver_ckpt.c: variant checkpoint-restart.  start: map the acks file,
+/* checkpoint.c: variant checkpoint-restart.  start: map the acks file,
  * or (driver.restore=1) reload the latest checkpoint, *restored = 1. */
 int drv_ckpt_start(kv_store *kv, const drv_settings *s, drv_rank *m, int *restored);
 void drv_ckpt_ack(void);
@@ -92,15 +92,15 @@ void drv_ckpt_tick(kv_store *kv, const drv_settings *s, drv_rank *m, double now)
 void drv_ckpt_finish(kv_store *kv, const drv_settings *s, drv_rank *m);
 void drv_ckpt_write(MPI_Comm comm, const drv_settings *s, const drv_rank *m, int me);
 
-/* driver_output.c: collective over kv_comm(kv) (the survivors); kv NULL (the
+/* output.c: collective over kv_comm(kv) (the survivors); kv NULL (the
  * Redis backend, issue #9): over MPI_COMM_WORLD, no recoveries. */
 int drv_write_results(kv_store *kv, const drv_settings *s, drv_rank *m, int world_size,
                       double t_begin, double t_end);
 int drv_mkdirs(const char *path);
-/* driver_run.c: count one completed operation in the timeline bins. */
+/* run.c: count one completed operation in the timeline bins. */
 void drv_add_bin(drv_rank *m, double t, int kind, bool failed, double bin_s);
 
-/* ---- Redis backend (issue #9, driver_redis.c) ---- */
+/* ---- Redis backend (issue #9, redis.c) ---- */
 void drv_redis_default(drv_redis *r);
 int drv_redis_set(drv_redis *r, const char *name, const char *value, char *err, size_t errlen);
 /* drv_check for driver.backend=redis (the store's limits do not apply). */
@@ -108,7 +108,7 @@ int drv_redis_check(const drv_settings *s, int nranks, char *err, size_t errlen)
 /* Load, run and write the results against Redis on every rank of
  * MPI_COMM_WORLD (no store is opened); the exit status for main. */
 int drv_redis_main(drv_settings *s, drv_rank *m, double t_begin);
-/* driver_output.c writes this object into meta.json (a line ending in ","). */
+/* output.c writes this object into meta.json (a line ending in ","). */
 void drv_redis_meta(FILE *f, const drv_settings *s);
 /* ---- end Redis backend ---- */
 

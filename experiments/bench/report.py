@@ -12,7 +12,8 @@ import os
 import statistics
 import sys
 
-BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "bench")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BENCH = os.path.join(ROOT, "results", "bench")
 
 
 def rows(name):
@@ -258,7 +259,7 @@ def loc():
     variant proposed adds); proposed detects through the window, in its own
     file.  Both use detect.c's error classification (kvw_status), counted
     with the shared part."""
-    kv = os.path.normpath(os.path.join(BENCH, "..", "..", "kvstore"))
+    kv = os.path.join(ROOT, "kvstore")
     det = os.path.join(kv, "detect.c")
     hooks = ("window_failed", "revoke_window")
     watchdog = code_lines(det, only=("kvw_start", "kvw_stop", "kvw_test", "kvw_alarm"), skip=hooks)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # redis_harness.sh -- a throwaway Redis on loopback for one command (issue #9).
 #
-#   experiments/redis_harness.sh [--sentinels N] [--down-after-ms MS] [--keep DIR] -- COMMAND [ARGS]
+#   experiments/bench/redis_harness.sh [--sentinels N] [--down-after-ms MS] [--keep DIR] -- COMMAND [ARGS]
 #
 # Starts a primary redis-server and one replica (replicaof), and with
 # --sentinels N (3 for failover runs) N redis-sentinel processes monitoring

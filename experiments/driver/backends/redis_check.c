@@ -1,5 +1,5 @@
 /*
- * driver_redis_check.c -- after a Redis run (issue #9): were acknowledged
+ * redis_check.c -- after a Redis run (issue #9): were acknowledged
  * writes lost, and how long did the failover take?
  *
  * Lost writes.  Every rank logs its writes (record, version, issue time,
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver_redis.h"
+#include "redis.h"
 
 #define CHECK_BATCH 256      /* GETs per pipelined call of the lost-write check */
 #define SHOW_LOST 5          /* lost keys described on stderr */

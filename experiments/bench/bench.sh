@@ -15,7 +15,7 @@
 # sized by RANKS, PAIRS, REPS and VARIANTS (defaults below fit this 2-core
 # machine in about half an hour).
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$ROOT/results/bench
 BIN=$ROOT/build/bin
 mkdir -p "$OUT"
@@ -77,7 +77,7 @@ if want ycsb; then
 fi
 
 if want checkpoint; then  # the checkpoint/restart baseline
-  bash "$ROOT/experiments/bench_checkpoint.sh"
+  bash "$ROOT/experiments/bench/bench_checkpoint.sh"
 fi
 
 if want recovery; then
@@ -147,10 +147,10 @@ if want proposed; then  # variant proposed against the workarounds (issue #10)
     done
   done
   echo "wrote $f"
-  python3 "$ROOT/experiments/bench_report.py" proposed loc
+  python3 "$ROOT/experiments/bench/report.py" proposed loc
   /usr/bin/python3 "$ROOT/analysis/fig_proposed.py" "$OUT" "$OUT/figures" || echo "bench: no proposed figure (see above)"
 fi
 
 if want redis; then  # the store against Redis (issue #9)
-  bash "$ROOT/experiments/bench_redis.sh"
+  bash "$ROOT/experiments/bench/bench_redis.sh"
 fi

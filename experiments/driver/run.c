@@ -1,5 +1,5 @@
 /*
- * driver_run.c -- load and run phases on one rank, and what they measure.
+ * run.c -- load and run phases on one rank, and what they measure.
  *
  * Load: this rank's share of the records (wl_load_begin..end), each with
  * the value wl_make_value gives, so any reader can check it.  Run: the
@@ -106,7 +106,7 @@ int drv_load(kv_store *kv, const drv_settings *s, drv_rank *m) {
     return ok_rc(rc) ? KV_OK : rc;
 }
 
-void drv_add_bin(drv_rank *m, double t, int kind, bool failed, double bin_s) {  /* also driver_redis.c */
+void drv_add_bin(drv_rank *m, double t, int kind, bool failed, double bin_s) {  /* also redis.c */
     int b = t < 0 ? 0 : (int)(t / bin_s);
     if (b >= m->cbins) {
         int n = m->cbins ? m->cbins : 1024;

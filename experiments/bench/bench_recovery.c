@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "kvstore.h"
-#include "../tests/mpi/kvtest.h"
+#include "kvtest.h"
 
 static void val_of(unsigned char *v, long i) {
     for (int j = 0; j < 64; j++) v[j] = (unsigned char)(i * 131 + j);

@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "kvstore.h"
-#include "../kvstore/kv_internal.h"
+#include "kv_internal.h"
 #include "benchstat.h"
 
 enum { NKEYS = 1024, VBYTES = 64, MAX_ROUNDS = 99 };

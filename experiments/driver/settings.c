@@ -1,5 +1,5 @@
 /*
- * driver_config.c -- the driver's settings from a config file and argv.
+ * settings.c -- the driver's settings from a config file and argv.
  *
  * Every setting has a dotted name: store.NAME (kvstore's kv_config_set
  * names), workload.NAME (workload.h's wl_params_set names) and driver.NAME
@@ -22,7 +22,7 @@ void drv_usage(FILE *f) {
           "  workload.NAME  workload (a..f), records, operations, duration_s, read,\n"
           "                 update, insert, scan, rmw, distribution, key_bytes,\n"
           "                 value_bytes, scan_length, target_rate_per_s, seed\n"
-          "                 (see experiments/workload.h)\n"
+          "                 (see experiments/driver/workload.h)\n"
           "  driver.NAME    out (run directory), campaign, run_id, bin_s (timeline bin,\n"
           "                 0.1), verify (0/1), progress (0/1), failures (injector spec,\n"
           "                 see injectors/README.md; quote it in files)\n"
@@ -31,8 +31,8 @@ void drv_usage(FILE *f) {
           "                 restore (0/1: reload the latest checkpoint, no load phase)\n"
           "  redis.NAME     with driver.backend=redis: host, port, sentinel_port (P[,P..]),\n"
           "                 master_name, wait_replicas (WAIT after writes, 1), wait_timeout_ms,\n"
-          "                 retry_s, check_lost (0/1) (see experiments/driver_redis.c)\n"
-          "Config files: experiments/cfgfile.h.  Results: experiments/RESULTS.md.\n", f);
+          "                 retry_s, check_lost (0/1) (see experiments/driver/backends/redis.c)\n"
+          "Config files: experiments/driver/cfgfile.h.  Results: experiments/RESULTS.md.\n", f);
 }
 
 static int set_str(char *dst, size_t n, const char *v, const char *name, char *err, size_t len) {

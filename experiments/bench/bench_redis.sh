@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # bench_redis.sh -- the store against Redis (issue #9); `BENCH=redis make bench`
-# (experiments/bench.sh) or directly.  Writes results/bench/redis.csv, prints
+# (experiments/bench/bench.sh) or directly.  Writes results/bench/redis.csv, prints
 # a summary table and draws results/bench/figures/redis.png.
 #
 # 1. Failure-free, side by side in one run: YCSB A, B, C at 2 and 4 ranks,
 #    the store (variant recreate-copy, r = 2) and Redis (a primary and one
 #    replica, WAIT 1 after every write: r = 2 modelled), the same driver,
 #    workload, keys and values; each Redis run gets fresh servers
-#    (experiments/redis_harness.sh).  Store and Redis runs alternate, so a
+#    (experiments/bench/redis_harness.sh).  Store and Redis runs alternate, so a
 #    load elsewhere on the machine hits both alike.
 # 2. Failover: REDIS_FAILOVER_REPS runs of YCSB A on REDIS_FAILOVER_RANKS
 #    ranks against Redis with 3 sentinels (quorum 2, down-after 1000 ms);
@@ -37,9 +37,9 @@
 # REDIS_FAILOVER_S (6), REDIS_KILL_AT (1.5); BENCH_OUT the directory
 # (results/bench).  About 3 minutes here.
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=$ROOT/build/bin
-HARNESS=$ROOT/experiments/redis_harness.sh
+HARNESS=$ROOT/experiments/bench/redis_harness.sh
 RUN_S=${REDIS_RUN_S:-3} RECORDS=${REDIS_RECORDS:-20000} KILL_AT=${REDIS_KILL_AT:-1.5}
 COMMON=(workload.records="$RECORDS" workload.operations=0 workload.value_bytes=64 driver.progress=0)
 

@@ -1,5 +1,5 @@
 /*
- * driver_ckpt.c -- the driver's side of variant checkpoint-restart.
+ * checkpoint.c -- the driver's side of variant checkpoint-restart.
  *
  * driver.checkpoint_s=T: every rank takes checkpoint k (kv_checkpoint,
  * collective) once the shared clock passes run_start + k*T, and before it

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_checkpoint.sh -- the checkpoint/restart baseline (BENCH=checkpoint
 # of `make bench`); writes results/bench/checkpoint.csv (columns: see
-# experiments/bench_checkpoint.c) and prints a summary.
+# experiments/bench/bench_checkpoint.c) and prints a summary.
 #   cost      checkpoint time and bandwidth against ranks and pairs per
 #             rank, with the disk's write+fsync bandwidth measured in the
 #             same run (3 checkpoints each);
@@ -16,7 +16,7 @@
 # on disk rather than tmpfs; on a cluster point it at the shared file
 # system).  Sized by CKPT_RANKS, CKPT_PAIRS, CKPT_REPS.
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/results/bench/checkpoint.csv}
 BIN=$ROOT/build/bin/bench_checkpoint RUN=$ROOT/scripts/kvrun
 BASE=${CKPT_DIR:-$(mktemp -d /var/tmp/kvckpt.XXXXXX)}

@@ -1,7 +1,7 @@
 /*
- * driver_redis.h -- what the Redis backend's two files share (issue #9):
- * driver_redis.c runs a rank's load and workload and keeps its write log;
- * driver_redis_check.c judges the logs afterwards (lost acknowledged
+ * redis.h -- what the Redis backend's two files share (issue #9):
+ * redis.c runs a rank's load and workload and keeps its write log;
+ * redis_check.c judges the logs afterwards (lost acknowledged
  * writes, failover times).  Private to those two files.
  */
 #ifndef KV_DRIVER_REDIS_H
