@@ -1,13 +1,14 @@
 /*
  * driver.h -- the benchmark driver's shared types (kv_driver and its
- * driver_*.c modules).
+ * modules).
  *
  * A run is: a store configuration (kv_config), a workload (wl_params), a
  * failure schedule (injector spec text) and driver settings (output place,
- * timeline bin, verification).  settings.c fills them from a config
- * file and name=value arguments; run.c runs load and run phases on
- * every rank and keeps per-rank measurements; output.c gathers them
- * on the first survivor and writes the files of experiments/RESULTS.md.
+ * timeline bin, verification, backend).  settings.c fills them from a
+ * config file and name=value arguments; run.c runs the workload on every
+ * rank against a backend (backend.h) and keeps per-rank measurements;
+ * output.c gathers them on the first survivor and writes the files of
+ * docs/formats.md.
  */
 #ifndef KV_DRIVER_H
 #define KV_DRIVER_H
@@ -20,9 +21,10 @@
 #include "kvstore.h"
 #include "workload.h"
 
-/* ---- Redis backend (issue #9, redis.c): settings redis.NAME ---- */
+struct drv_backend;
+
+/* Settings redis.NAME of the Redis backend (backends/redis.c). */
 typedef struct drv_redis {
-    int on;                  /* driver.backend=redis: Redis instead of the store */
     char host[256];          /* the primary (and the sentinels' host) */
     int port;
     char sentinel_ports[128];/* "P[,P...]": follow a Sentinel failover; "" = none */
@@ -32,7 +34,6 @@ typedef struct drv_redis {
     double retry_s;          /* how long one operation retries through a failover */
     int check_lost;          /* after the run, re-read every key for lost acknowledged writes */
 } drv_redis;
-/* ---- end Redis backend ---- */
 
 typedef struct drv_settings {
     kv_config store;
@@ -47,7 +48,8 @@ typedef struct drv_settings {
     double checkpoint_s;     /* variant checkpoint-restart: interval, 0 = none */
     int restore;             /* reload the latest checkpoint instead of loading */
     char cmdline[2048];
-    drv_redis redis;         /* issue #9 */
+    const struct drv_backend *backend;  /* driver.backend: store (default) or redis */
+    drv_redis redis;
 } drv_settings;
 
 /* Parse argv (name=value, --config FILE) into s; 0 or -1 with err set. */
@@ -78,9 +80,7 @@ typedef struct drv_rank {
     long long restored_from, restored_pairs, lost_writes;
 } drv_rank;
 
-/* run.c */
-int drv_load(kv_store *kv, const drv_settings *s, drv_rank *m);
-int drv_run(kv_store *kv, const drv_settings *s, drv_rank *m, kvi_inproc *inj);
+/* run.c: PAPI's hardware counters per phase (NA when the machine has none). */
 void drv_papi_init(drv_rank *m);
 void drv_papi_phase(drv_rank *m, long long out[2], int start);
 
@@ -92,24 +92,9 @@ void drv_ckpt_tick(kv_store *kv, const drv_settings *s, drv_rank *m, double now)
 void drv_ckpt_finish(kv_store *kv, const drv_settings *s, drv_rank *m);
 void drv_ckpt_write(MPI_Comm comm, const drv_settings *s, const drv_rank *m, int me);
 
-/* output.c: collective over kv_comm(kv) (the survivors); kv NULL (the
- * Redis backend, issue #9): over MPI_COMM_WORLD, no recoveries. */
-int drv_write_results(kv_store *kv, const drv_settings *s, drv_rank *m, int world_size,
-                      double t_begin, double t_end);
+/* output.c: make a directory and its parents (0 or -1); the first max
+ * kill times (time_s, the last column) of the run's kills.csv. */
 int drv_mkdirs(const char *path);
-/* run.c: count one completed operation in the timeline bins. */
-void drv_add_bin(drv_rank *m, double t, int kind, bool failed, double bin_s);
-
-/* ---- Redis backend (issue #9, redis.c) ---- */
-void drv_redis_default(drv_redis *r);
-int drv_redis_set(drv_redis *r, const char *name, const char *value, char *err, size_t errlen);
-/* drv_check for driver.backend=redis (the store's limits do not apply). */
-int drv_redis_check(const drv_settings *s, int nranks, char *err, size_t errlen);
-/* Load, run and write the results against Redis on every rank of
- * MPI_COMM_WORLD (no store is opened); the exit status for main. */
-int drv_redis_main(drv_settings *s, drv_rank *m, double t_begin);
-/* output.c writes this object into meta.json (a line ending in ","). */
-void drv_redis_meta(FILE *f, const drv_settings *s);
-/* ---- end Redis backend ---- */
+int drv_read_kills(const drv_settings *s, double *t, int max);
 
 #endif

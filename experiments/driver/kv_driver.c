@@ -1,142 +1,85 @@
 /*
  * kv_driver.c -- the benchmark driver: one MPI program, run on every rank.
  *
- * Reads its settings (settings.c), checks them on every rank (a bad
- * setting is a message and exit status 2 before anything starts), draws
- * the failure schedule on rank 0 and writes it out, opens the store, loads
- * the records, runs the workload with the in-process injector ticking,
- * waits out recoveries (kv_barrier), and writes every result file before
- * MPI_Finalize (which may hang after a failure; the launcher cuts it).
+ * Reads its settings (settings.c) and checks them on every rank (a bad
+ * setting is a message and exit status 2 before anything starts), opens
+ * the backend (backend.h: the store, with the failure schedule carried out
+ * by the in-process injector, or Redis), loads the records, runs the
+ * workload (run.c), waits for every rank (the store's barrier waits out
+ * recoveries), and writes every result file before MPI_Finalize (which
+ * may hang after a failure; the launcher cuts it).
  * Usage: see drv_usage() or `kv_driver --help`.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "driver.h"
+#include "backend.h"
 
 static int fail_early(int rank, const char *msg) {
-    if (rank == 0) fprintf(stderr, "kv_driver: %s\n", msg);
+    if (rank == 0 && msg[0]) fprintf(stderr, "kv_driver: %s\n", msg);
     MPI_Finalize();
     return 2;
 }
 
-/* Draw the schedule on rank 0 from every rank's pid and host; broadcast. */
-static int make_schedule(const drv_settings *s, int rank, int size, kvi_schedule *out, char *err,
-                         size_t len) {
-    memset(out, 0, sizeof *out);
-    kvi_rank_info me = {rank, (int)getpid(), ""}, *all = malloc(sizeof me * (size_t)size);
-    kvi_hostname(me.host, sizeof me.host);
-    MPI_Allgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, MPI_COMM_WORLD);
-    int rc = 0, n = 0;
-    if (rank == 0) {
-        kvi_spec spec;
-        rc = kvi_spec_parse(s->failures, &spec, err, len);
-        /* What the store survives at once; under checkpoint-restart a loss
-         * ends the job by design (the restarted job restores). */
-        int can_lose = s->store.variant == KV_VARIANT_CHECKPOINT ? size - 1
-                                                                 : s->store.replicas - 1 + s->store.spares;
-        if (!rc) rc = kvi_schedule_build(&spec, all, size, can_lose, out, err, len);
-        n = rc ? -1 : out->nevents;
-    }
-    free(all);
-    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+/* Settings, checks and the run directory: "" or the message, on every rank. */
+static void prepare(int argc, char **argv, drv_ctx *x, char *err, size_t len) {
+    if (drv_parse(argc, argv, x->s, err, len) || drv_check(x->s, x->size, err, len)) return;
+    if (x->rank == 0 && drv_mkdirs(x->s->out))
+        snprintf(err, len, "cannot create the run directory %s", x->s->out);
     MPI_Bcast(err, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (n < 0) return -1;
-    if (rank != 0) { out->events = calloc((size_t)n + 1, sizeof(kvi_event)); out->nevents = n; }
-    MPI_Bcast(out->events, n * (int)sizeof(kvi_event), MPI_BYTE, 0, MPI_COMM_WORLD);
-    return 0;
 }
 
-static void write_schedule(const drv_settings *s, const kvi_schedule *sch) {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/schedule.csv", s->out);
-    FILE *f = fopen(path, "w");
-    if (f) { kvi_schedule_write_csv(sch, f); fclose(f); }
+/* Load, then the run phase from a common start on every rank. */
+static void workload(drv_ctx *x) {
+    drv_rank *m = x->m;
+    x->g = wl_gen_new(&x->s->work, x->rank < x->members ? x->rank : x->rank % x->members, x->members);
+    if (!x->g) {
+        fprintf(stderr, "kv_driver: rank %d: out of memory for the workload\n", x->rank);
+        x->stop = 1;
+    }
+    drv_papi_phase(m, m->papi_load, 1);
+    if (x->g && x->be->load(x)) fprintf(stderr, "kv_driver: rank %d: load failed: %s\n", x->rank, x->err);
+    drv_papi_phase(m, m->papi_load, 0);
+    kv_get_stats(x->kv, &m->after_load);
+    x->be->barrier(x);
+    m->run_start = kv_wtime();
+    MPI_Bcast(&m->run_start, 1, MPI_DOUBLE, 0, drv_comm(x));
+    if (x->be->begin) x->be->begin(x);
+    drv_papi_phase(m, m->papi_run, 1);
+    drv_run(x);
+    drv_papi_phase(m, m->papi_run, 0);
 }
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    static drv_settings s;
+    static drv_rank m;
+    drv_ctx x = {.s = &s, .m = &m};
+    MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &x.size);
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        if (rank == 0) drv_usage(stdout);
+        if (x.rank == 0) drv_usage(stdout);
         MPI_Finalize();
         return 0;
     }
-    static drv_settings s;
-    static drv_rank m;
     char err[600] = "";
-    if (drv_parse(argc, argv, &s, err, sizeof err) || drv_check(&s, size, err, sizeof err))
-        return fail_early(rank, err);
-    if (rank == 0 && drv_mkdirs(s.out)) {
-        snprintf(err, sizeof err, "cannot create the run directory %s", s.out);
-    }
-    MPI_Bcast(err, sizeof err, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (err[0]) return fail_early(rank, err);
+    prepare(argc, argv, &x, err, sizeof err);
+    if (err[0]) return fail_early(x.rank, err);
     double t_begin = kv_wtime();
-    if (s.redis.on) {  /* issue #9: the workload against Redis, no store (redis.c) */
-        int st = drv_redis_main(&s, &m, t_begin);
-        MPI_Finalize();
-        return st;
-    }
-    kvi_schedule sch = {0};
-    kvi_inproc *inj = NULL;
-    char killlog[1100];
-    snprintf(killlog, sizeof killlog, "%s/kills.csv", s.out);
-    if (s.failures[0]) {
-        if (make_schedule(&s, rank, size, &sch, err, sizeof err)) return fail_early(rank, err);
-        if (rank == 0) write_schedule(&s, &sch);
-    }
-    char pids[1100];
-    snprintf(pids, sizeof pids, "%s/pids", s.out);
-    if (rank == 0) drv_mkdirs(pids);
-    MPI_Barrier(MPI_COMM_WORLD);
-    kvi_publish_pid(pids, rank);  /* for the external injector */
-
-    kv_store *kv;
-    int rc = kv_open(MPI_COMM_WORLD, &s.store, &kv);
-    if (rc) return fail_early(rank, kv_strerror(rc));
+    x.be = s.backend;
+    int role = x.be->open(&x);
+    if (role < 0) return fail_early(x.rank, x.err);
     drv_papi_init(&m);
-    if (!kv_is_spare(kv)) {
-        int restored = 0;
-        rc = drv_ckpt_start(kv, &s, &m, &restored);  /* variant checkpoint-restart only */
-        if (rc) return fail_early(rank, kv_strerror(rc));
-        drv_papi_phase(&m, m.papi_load, 1);
-        if (!restored) rc = drv_load(kv, &s, &m);
-        drv_papi_phase(&m, m.papi_load, 0);
-        if (rc) fprintf(stderr, "kv_driver: rank %d: load failed: %s\n", rank, kv_strerror(rc));
-        kv_get_stats(kv, &m.after_load);
-        kv_barrier(kv);
-        m.run_start = kv_wtime();
-        MPI_Bcast(&m.run_start, 1, MPI_DOUBLE, 0, kv_comm(kv));
-        if (s.failures[0]) inj = kvi_inproc_start(&sch, rank, m.run_start, killlog);
-        drv_papi_phase(&m, m.papi_run, 1);
-        drv_run(kv, &s, &m, inj);
-        drv_papi_phase(&m, m.papi_run, 0);
-    } else {
-        m.papi_load[0] = m.papi_load[1] = m.papi_run[0] = m.papi_run[1] = -1;
-        rc = kv_spare_wait(kv);  /* serves recoveries; returns when it took a role or at close */
+    if (role == DRV_RUN) workload(&x);
+    else m.papi_load[0] = m.papi_load[1] = m.papi_run[0] = m.papi_run[1] = -1;
+    int bad = 0;
+    if (role != DRV_DONE) {
+        x.be->barrier(&x);
+        kv_get_stats(x.kv, &m.after_run);
+        bad = drv_write_results(&x, t_begin, kv_wtime());
     }
-    if (!kv_is_spare(kv)) {
-        kv_barrier(kv);
-        kv_get_stats(kv, &m.after_run);
-        int bad = drv_write_results(kv, &s, &m, size, t_begin, kv_wtime());
-        int me = kv_rank(kv);
-        MPI_Comm keep;
-        MPI_Comm_dup(kv_comm(kv), &keep);
-        kv_close(kv);
-        if (me == 0 && getenv("KVRUN_DONE")) {
-            FILE *f = fopen(getenv("KVRUN_DONE"), "w");
-            if (f) { fprintf(f, bad ? "FAIL verify errors\n" : "PASS kv_driver\n"); fclose(f); }
-        }
-        MPI_Comm_free(&keep);
-    } else {
-        kv_close(kv);
-    }
-    kvi_inproc_free(inj);
-    kvi_schedule_free(&sch);
+    int status = x.be->close(&x, bad);
+    wl_gen_free(x.g);
     MPI_Finalize();
-    return 0;
+    return status;
 }

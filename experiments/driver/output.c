@@ -1,8 +1,9 @@
 /*
  * output.c -- gather every rank's measurements and write the run's
- * files (experiments/RESULTS.md) from the first survivor.
+ * files (docs/formats.md) from the first survivor.
  *
- * Collective over the store's communicator (the survivors): histograms are
+ * Collective over the run's communicator (the store's survivors, or every
+ * rank for another backend): histograms are
  * summed with MPI_Reduce over their flat arrays, timelines and recovery
  * records gathered with MPI_Gatherv.  Everything is written and flushed
  * before the caller reaches MPI_Finalize, which may hang after a failure.
@@ -16,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver.h"
+#include "backend.h"
 
 #ifndef KV_GIT_REVISION
 #define KV_GIT_REVISION "unknown"
@@ -51,16 +52,17 @@ static void iso_time(double t, char *buf, size_t n) {
 
 static const char *phase_name[DRV_NPHASES] = {"before_failure", "after_failure"};
 
-/* ---- issue #9: with the Redis backend kv is NULL: the system is "redis"
- * (variant and backend), every rank of MPI_COMM_WORLD survives. ---- */
-static const char *sys_variant(const drv_settings *s) {
-    return s->redis.on ? "redis" : kv_variant_name(s->store.variant);
+MPI_Comm drv_comm(const drv_ctx *x) { return x->kv ? kv_comm(x->kv) : MPI_COMM_WORLD; }
+
+static int survivors(const drv_ctx *x) { return x->kv ? kv_size(x->kv) : x->size; }
+
+void drv_verdict(int bad, const char *what, const char *why) {
+    FILE *f = getenv("KVRUN_DONE") ? fopen(getenv("KVRUN_DONE"), "w") : NULL;
+    if (!f) return;
+    if (bad) fprintf(f, "FAIL %s\n", why);
+    else fprintf(f, "PASS %s\n", what);
+    fclose(f);
 }
-static const char *sys_backend(const drv_settings *s) {
-    return s->redis.on ? "redis" : kv_backend_name(s->store.backend);
-}
-static int survivors(kv_store *kv, int world) { return kv ? kv_size(kv) : world; }
-/* ---- end issue #9 ---- */
 
 /* Merge every rank's histograms into m->lat at the root. */
 static void reduce_hists(MPI_Comm comm, drv_rank *m, int root_is_me) {
@@ -175,8 +177,7 @@ static void write_timeline(MPI_Comm comm, const drv_settings *s, drv_rank *m, in
     gathered_free(&g);
 }
 
-/* Kill times from kills.csv (time_s is the last column). */
-static int read_kills(const drv_settings *s, double *t, int max) {
+int drv_read_kills(const drv_settings *s, double *t, int max) {
     char path[1200], line[512];
     snprintf(path, sizeof path, "%s/kills.csv", s->out);
     FILE *f = fopen(path, "r");
@@ -208,7 +209,7 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, kv_store *kv, i
     FILE *f = me == 0 ? open_out(s, "recovery.csv") : NULL;
     if (f) {
         double kills[256];
-        int nk = read_kills(s, kills, 256);
+        int nk = drv_read_kills(s, kills, 256);
         fprintf(f, "failure,rank,epoch,failed_ranks,detect_us,revoke_us,shrink_us,agree_us,windows_us,"
                    "rereplicate_us,total_us,pairs_restored,restarts\n");
         for (int i = 0; i < g.total / REC_FIELDS; i++) {
@@ -287,8 +288,10 @@ typedef struct drv_totals {
     double run_s;
 } drv_totals;
 
-static void write_meta(const drv_settings *s, kv_store *kv, const drv_rank *m, int world, double t0,
-                       double t1, const char *status, const char *hosts, const drv_totals *t) {
+static void write_meta(const drv_ctx *x, double t0, double t1, const char *status, const char *hosts,
+                       const drv_totals *t) {
+    const drv_settings *s = x->s;
+    const drv_rank *m = x->m;
     FILE *f = open_out(s, "meta.json");
     if (!f) return;
     const kv_config *c = &s->store;
@@ -305,9 +308,9 @@ static void write_meta(const drv_settings *s, kv_store *kv, const drv_rank *m, i
     json_str(f, "campaign", s->campaign, 1);
     json_str(f, "run_id", s->run_id, 1);
     json_str(f, "status", status, 1);
-    json_str(f, "variant", sys_variant(s), 1);
-    json_str(f, "backend", sys_backend(s), 1);
-    fprintf(f, "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"replicas\": %d,\n  \"spares\": %d,\n", world,
+    json_str(f, "variant", x->variant, 1);
+    json_str(f, "backend", x->window, 1);
+    fprintf(f, "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"replicas\": %d,\n  \"spares\": %d,\n", x->size,
             1 + (int)(strchr(hosts, ',') != NULL), c->replicas, c->spares);
     fprintf(f, "  \"workload\": {\"name\": \"%s\", \"records\": %llu, \"operations\": %llu, "
                "\"duration_s\": %g, \"read\": %g, \"update\": %g, \"insert\": %g, \"scan\": %g, "
@@ -332,7 +335,7 @@ static void write_meta(const drv_settings *s, kv_store *kv, const drv_rank *m, i
     json_str(f, "end_time", b1, 1);
     fprintf(f, "  \"run_start_wallclock\": %.6f,\n  \"load_s\": %.3f,\n  \"run_s\": %.3f,\n",
             m->run_start, m->load_s, m->run_s);
-    fprintf(f, "  \"survivors\": %d,\n  \"recoveries\": %d,\n", survivors(kv, world), kv_recovery_count(kv));
+    fprintf(f, "  \"survivors\": %d,\n  \"recoveries\": %d,\n", survivors(x), kv_recovery_count(x->kv));
     fprintf(f, "  \"operations_done\": %lld,\n  \"failed_ops\": %lld,\n  \"retried_ops\": %lld,\n"
                "  \"verify_errors\": %lld,\n", t->ops, t->failed, t->retried, t->verify_errors);
     fprintf(f, "  \"config\": {\"replicas\": %d, \"slots_per_rank\": %zu, \"max_key\": %zu, "
@@ -342,14 +345,16 @@ static void write_meta(const drv_settings *s, kv_store *kv, const drv_rank *m, i
             c->replicas, c->slots_per_rank, c->max_key, c->max_value, kv_backend_name(c->backend),
             kv_variant_name(c->variant), c->spares, c->poll_interval, c->max_probe, c->read_retries,
             c->lock_timeout_ms, s->bin_s, s->verify);
-    if (s->redis.on) drv_redis_meta(f, s);
+    if (x->be->meta) x->be->meta(f, s);
     json_str(f, "papi_hw", m->papi_reason[0] ? m->papi_reason : "available", 0);
     fprintf(f, "}\n");
     fclose(f);
 }
 
-static void write_summary(const drv_settings *s, kv_store *kv, drv_rank *m, const drv_totals *t,
-                          int world) {
+static void write_summary(const drv_ctx *x, const drv_totals *t) {
+    const drv_settings *s = x->s;
+    const drv_rank *m = x->m;
+    kv_store *kv = x->kv;
     FILE *f = open_out(s, "summary.txt");
     FILE *outs[2] = {stdout, f};
     for (int i = 0; i < 2; i++) {
@@ -357,7 +362,7 @@ static void write_summary(const drv_settings *s, kv_store *kv, drv_rank *m, cons
         if (!o) continue;
         fprintf(o, "[OVERALL], Run, %s/%s\n", s->campaign, s->run_id);
         fprintf(o, "[OVERALL], Variant, %s (%s, r=%d, %d ranks, %d survivors)\n",
-                sys_variant(s), sys_backend(s), s->store.replicas, world, survivors(kv, world));
+                x->variant, x->window, s->store.replicas, x->size, survivors(x));
         fprintf(o, "[OVERALL], RunTime(s), %.3f\n", t->run_s);
         fprintf(o, "[OVERALL], Throughput(ops/sec), %.1f\n", t->run_s > 0 ? t->ops / t->run_s : 0.0);
         fprintf(o, "[OVERALL], Operations, %lld (failed %lld, retried %lld, verify errors %lld, "
@@ -406,10 +411,12 @@ static void gather_hosts(MPI_Comm comm, int me, char *out, size_t n) {
     free(all);
 }
 
-int drv_write_results(kv_store *kv, const drv_settings *s, drv_rank *m, int world, double t0, double t1) {
-    MPI_Comm comm = kv ? kv_comm(kv) : MPI_COMM_WORLD;
-    int me = kv_rank(kv);
-    if (!kv) MPI_Comm_rank(comm, &me);
+int drv_write_results(drv_ctx *x, double t0, double t1) {
+    const drv_settings *s = x->s;
+    drv_rank *m = x->m;
+    MPI_Comm comm = drv_comm(x);
+    int me;
+    MPI_Comm_rank(comm, &me);
     drv_totals t, mine = {m->ops, m->failed_ops, m->retried_ops, m->verify_errors, m->not_found, 0};
     MPI_Reduce(&mine, &t, 5, MPI_LONG_LONG, MPI_SUM, 0, comm);
     MPI_Reduce(&m->run_s, &t.run_s, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
@@ -417,13 +424,13 @@ int drv_write_results(kv_store *kv, const drv_settings *s, drv_rank *m, int worl
     gather_hosts(comm, me, hosts, sizeof hosts);
     reduce_hists(comm, m, me == 0);
     write_timeline(comm, s, m, me);
-    write_recovery(comm, s, kv, me);
+    write_recovery(comm, s, x->kv, me);
     write_papi(comm, s, m, me);
     drv_ckpt_write(comm, s, m, me);
     if (me == 0) {
         write_latency(s, m);
-        write_meta(s, kv, m, world, t0, t1, "finished", hosts, &t);
-        write_summary(s, kv, m, &t, world);
+        write_meta(x, t0, t1, "finished", hosts, &t);
+        write_summary(x, &t);
     }
     long long verr = me == 0 ? t.verify_errors : 0;
     MPI_Bcast(&verr, 1, MPI_LONG_LONG, 0, comm);

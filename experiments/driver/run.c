@@ -1,25 +1,24 @@
 /*
- * run.c -- load and run phases on one rank, and what they measure.
+ * run.c -- the run phase on one rank, the same loop for every backend,
+ * and what it measures.
  *
- * Load: this rank's share of the records (wl_load_begin..end), each with
- * the value wl_make_value gives, so any reader can check it.  Run: the
- * rank's operation stream from wl_next, closed loop or open loop (an
- * operation waits for its intended start, and its latency counts from
- * there: queueing is not hidden).  An operation interrupted by a failure
- * (KV_ERR_INTERRUPTED: recovery already ran) is retried and counted as
- * retried; one that still fails is counted as failed.  Latencies go to
- * log-linear histograms per kind, before and after the first recovery;
- * completions go to timeline bins.  The in-process injector is ticked
- * with the operation count after every operation.
+ * The rank's operation stream comes from wl_next, closed loop or open loop
+ * (an operation waits for its intended start, and its latency counts from
+ * there: queueing is not hidden).  A read is checked against the value
+ * wl_make_value gave its record; a scan is one read per record; a
+ * read-modify-write is a read and a write.  The backend's get and put do
+ * the rest (retries through a failure included); an operation that still
+ * fails is counted as failed.  Latencies go to log-linear histograms per
+ * kind, before and after the first failure the backend saw; completions go
+ * to timeline bins.  The loop stops at the workload's end, after
+ * duration_s, or when the backend gives up.
  */
 #include <papi.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "driver.h"
-
-#define DRV_RETRIES 10
+#include "backend.h"
 
 static int papi_set = PAPI_NULL;
 
@@ -54,59 +53,8 @@ void drv_papi_phase(drv_rank *m, long long out[2], int start) {
     if (PAPI_stop(papi_set, out) != PAPI_OK) out[0] = out[1] = -1;
 }
 
-static int with_retry(kv_store *kv, drv_rank *m, int (*fn)(kv_store *, void *), void *arg) {
-    int rc = fn(kv, arg);
-    for (int i = 0; rc == KV_ERR_INTERRUPTED && i < DRV_RETRIES; i++) {
-        m->retried_ops++;
-        rc = fn(kv, arg);
-    }
-    return rc;
-}
-
-typedef struct drv_call {
-    const char *key;
-    size_t klen;
-    unsigned char *val;
-    size_t vlen, cap;
-    size_t got;
-} drv_call;
-
-static int call_put(kv_store *kv, void *a) {
-    drv_call *c = a;
-    return kv_put(kv, c->key, c->klen, c->val, c->vlen);
-}
-
-static int call_get(kv_store *kv, void *a) {
-    drv_call *c = a;
-    return kv_get(kv, c->key, c->klen, c->val, c->cap, &c->got);
-}
-
-static bool ok_rc(int rc) { return rc == KV_OK || rc == KV_WARN_DEGRADED; }
-
-int drv_load(kv_store *kv, const drv_settings *s, drv_rank *m) {
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int members = size - s->store.spares;
-    wl_gen *g = wl_gen_new(&s->work, rank, members);
-    unsigned char *val = malloc((size_t)s->work.value_max + 1);
-    char key[WL_KEY_MAX + 1];
-    if (!g || !val) return KV_ERR_NOMEM;
-    double t0 = kv_wtime();
-    int rc = KV_OK;
-    for (uint64_t r = wl_load_begin(&s->work, rank, members); r < wl_load_end(&s->work, rank, members); r++) {
-        drv_call c = {key, wl_key(&s->work, r, key, sizeof key), val, wl_load_value_len(&s->work, r), 0, 0};
-        wl_make_value(g, r, 0, val, c.vlen);
-        rc = with_retry(kv, m, call_put, &c);
-        if (!ok_rc(rc)) break;
-    }
-    m->load_s = kv_wtime() - t0;
-    free(val);
-    wl_gen_free(g);
-    return ok_rc(rc) ? KV_OK : rc;
-}
-
-void drv_add_bin(drv_rank *m, double t, int kind, bool failed, double bin_s) {  /* also redis.c */
+/* Count one completed operation in the timeline bins. */
+static void add_bin(drv_rank *m, double t, int kind, int failed, double bin_s) {
     int b = t < 0 ? 0 : (int)(t / bin_s);
     if (b >= m->cbins) {
         int n = m->cbins ? m->cbins : 1024;
@@ -124,94 +72,95 @@ void drv_add_bin(drv_rank *m, double t, int kind, bool failed, double bin_s) {  
     if (failed) m->bins[b].failed++;
 }
 
-/* One get, checked; returns the status. */
-static int do_read(kv_store *kv, const drv_settings *s, drv_rank *m, wl_gen *g, uint64_t rec,
-                   drv_call *c) {
-    int rc = with_retry(kv, m, call_get, c);
-    if (rc == KV_ERR_NOT_FOUND) m->not_found++;
-    if (rc == KV_OK && s->verify && wl_check_value(g, rec, c->val, c->got, NULL) == 0) m->verify_errors++;
-    return rc == KV_ERR_NOT_FOUND ? KV_OK : rc;
+/* One read of record rec, checked: 0, or -1 when it failed. */
+static int do_read(drv_ctx *x, uint64_t rec, const char *key, size_t klen, unsigned char *val,
+                   size_t cap) {
+    size_t got = 0;
+    int rc = x->be->get(x, rec, key, klen, val, cap, &got);
+    if (rc == DRV_MISSING) x->m->not_found++;
+    if (rc == DRV_FOUND && x->s->verify && wl_check_value(x->g, rec, val, got < cap ? got : cap, NULL) == 0)
+        x->m->verify_errors++;
+    return rc == DRV_FAILED ? -1 : 0;
 }
 
-static int do_op(kv_store *kv, const drv_settings *s, drv_rank *m, wl_gen *g, const wl_op *op,
-                 unsigned char *val, size_t cap) {
+/* One operation of the workload: 0, or -1 when it failed. */
+static int do_op(drv_ctx *x, const wl_op *op, unsigned char *val, size_t cap) {
     char key[WL_KEY_MAX + 1];
-    drv_call c = {op->key, op->key_len, val, op->value_len, cap, 0};
-    int rc = KV_OK;
+    int rc = 0;
     switch (op->kind) {
-    case WL_READ: return do_read(kv, s, m, g, op->record, &c);
+    case WL_READ: return do_read(x, op->record, op->key, op->key_len, val, cap);
     case WL_SCAN:
-        for (uint32_t i = 0; i < op->scan_len && ok_rc(rc); i++) {
-            c.key = key;
-            c.klen = wl_key(&s->work, op->record + i, key, sizeof key);
-            rc = do_read(kv, s, m, g, op->record + i, &c);
-        }
+        for (uint32_t i = 0; i < op->scan_len && rc == 0; i++)
+            rc = do_read(x, op->record + i, key, wl_key(&x->s->work, op->record + i, key, sizeof key),
+                         val, cap);
         return rc;
     case WL_RMW:
-        rc = do_read(kv, s, m, g, op->record, &c);
-        if (!ok_rc(rc)) return rc;
-        c.vlen = op->value_len;
+        if (do_read(x, op->record, op->key, op->key_len, val, cap)) return -1;
         /* write the new value */
         __attribute__((fallthrough));
     default:
-        wl_make_value(g, op->record, op->seq + 1, val, op->value_len);
-        return with_retry(kv, m, call_put, &c);
+        wl_make_value(x->g, op->record, op->seq + 1, val, op->value_len);
+        return x->be->put(x, op->record, op->seq + 1, op->key, op->key_len, val, op->value_len);
     }
 }
 
-static void wait_until(kv_store *kv, double t) {
+/* Wait for the wall clock to pass t, serving the backend's failure
+ * detection meanwhile (the store's survivors need every rank to join a
+ * recovery), or asleep when the backend needs nothing. */
+static void wait_until(drv_ctx *x, double t) {
+    if (!x->be->idle) {
+        double d = t - kv_wtime();
+        if (d > 0) nanosleep(&(struct timespec){(time_t)d, (long)((d - (time_t)d) * 1e9)}, NULL);
+        return;
+    }
     double last = 0;
     for (double now = kv_wtime(); now < t; now = kv_wtime())
-        if (now - last > 1e-4) {  /* keep serving failure detection while idle */
-            kv_poll(kv);
+        if (now - last > 1e-4) {
+            x->be->idle(x);
             last = now;
         }
 }
 
-static void progress(const drv_settings *s, drv_rank *m, kv_store *kv, double now, double *next) {
-    if (!s->progress || now < *next) return;
+static void progress(const drv_ctx *x, double now, double *next) {
+    if (now < *next) return;
     *next = now + 1.0;
+    const drv_rank *m = x->m;
     double t = now - m->run_start;
-    fprintf(stderr, "[run %s] %6.1f s  %lld ops on rank 0 (%.0f ops/s)  recoveries %d\n", s->run_id, t,
-            m->ops, t > 0 ? m->ops / t : 0.0, kv_recovery_count(kv));
+    char note[80];
+    x->be->note(x, note, sizeof note);
+    fprintf(stderr, "[run %s] %6.1f s  %lld ops on rank 0 (%.0f ops/s)  %s\n", x->s->run_id, t, m->ops,
+            t > 0 ? m->ops / t : 0.0, note);
 }
 
-int drv_run(kv_store *kv, const drv_settings *s, drv_rank *m, kvi_inproc *inj) {
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int members = size - s->store.spares;
-    wl_gen *g = wl_gen_new(&s->work, rank < members ? rank : rank % members, members);
+static int is_write(int kind) { return kind != WL_READ && kind != WL_SCAN; }
+
+void drv_run(drv_ctx *x) {
+    const drv_settings *s = x->s;
+    drv_rank *m = x->m;
     size_t cap = (size_t)s->work.value_max + 1;
     unsigned char *val = malloc(cap);
-    if (!g || !val) return KV_ERR_NOMEM;
     for (int k = 0; k < WL_NKINDS; k++)
         for (int p = 0; p < DRV_NPHASES; p++) hist_init(&m->lat[k][p]);
-    double next_progress = rank == 0 ? m->run_start + 1.0 : 1e300;
+    double next_progress = x->rank == 0 && s->progress ? m->run_start + 1.0 : 1e300;
     wl_op op;
-    while (wl_next(g, &op)) {
+    while (val && !x->stop && wl_next(x->g, &op)) {
         double start = kv_wtime();
         if (s->work.duration_s > 0 && start - m->run_start >= s->work.duration_s) break;
         if (op.intended_s >= 0) {
-            wait_until(kv, m->run_start + op.intended_s);
+            wait_until(x, m->run_start + op.intended_s);
             start = m->run_start + op.intended_s;  /* latency from the intended start */
         }
-        int rc = do_op(kv, s, m, g, &op, val, cap);
+        int failed = do_op(x, &op, val, cap) != 0;
         double end = kv_wtime();
-        if (ok_rc(rc) && op.kind != WL_READ && op.kind != WL_SCAN) drv_ckpt_ack();
-        drv_ckpt_tick(kv, s, m, end);
-        int phase = kv_recovery_count(kv) > 0 ? DRV_AFTER : DRV_BEFORE;
-        bool failed = !ok_rc(rc);
+        int phase = x->be->after_failure(x) ? DRV_AFTER : DRV_BEFORE;
         m->ops++;
         m->failed_ops += failed;
         hist_record(&m->lat[op.kind][phase], (uint64_t)((end - start) * 1e9));
-        drv_add_bin(m, end - m->run_start, op.kind, failed, s->bin_s);
-        if (inj) kvi_inproc_tick(inj, m->ops);
-        progress(s, m, kv, end, &next_progress);
+        add_bin(m, end - m->run_start, op.kind, failed, s->bin_s);
+        if (x->be->tick) x->be->tick(x, end, !failed && is_write(op.kind));
+        progress(x, end, &next_progress);
     }
-    drv_ckpt_finish(kv, s, m);
+    if (x->be->end) x->be->end(x);
     m->run_s = kv_wtime() - m->run_start;
     free(val);
-    wl_gen_free(g);
-    return KV_OK;
 }

@@ -1,9 +1,10 @@
 /*
  * settings.c -- the driver's settings from a config file and argv.
  *
- * Every setting has a dotted name: store.NAME (kvstore's kv_config_set
- * names), workload.NAME (workload.h's wl_params_set names) and driver.NAME
- * (below).  A config file (format in cfgfile.h: `[store]` sections and
+ * Every setting has a dotted name: workload.NAME (workload.h's
+ * wl_params_set names), driver.NAME (below) and BACKEND.NAME for each
+ * backend of the table below (store.NAME: kvstore's kv_config_set names;
+ * redis.NAME: backends/redis.c).  A config file (format in cfgfile.h: `[store]` sections and
  * `name = value` lines) is read first, then name=value arguments override
  * it in order.  Every unknown or malformed entry is an error that names the
  * file and line, or the argument.
@@ -11,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "cfgfile.h"
-#include "driver.h"
 
 void drv_usage(FILE *f) {
     fputs("usage: kv_driver [--config FILE] [SECTION.NAME=VALUE ...]\n"
@@ -32,7 +33,26 @@ void drv_usage(FILE *f) {
           "  redis.NAME     with driver.backend=redis: host, port, sentinel_port (P[,P..]),\n"
           "                 master_name, wait_replicas (WAIT after writes, 1), wait_timeout_ms,\n"
           "                 retry_s, check_lost (0/1) (see experiments/driver/backends/redis.c)\n"
-          "Config files: experiments/driver/cfgfile.h.  Results: experiments/RESULTS.md.\n", f);
+          "Config files and result files: docs/formats.md.\n", f);
+}
+
+/* Every backend, once: driver.backend=NAME and the section NAME. */
+static const drv_backend *const backends[] = {&drv_store_backend, &drv_redis_backend};
+enum { NBACKENDS = sizeof backends / sizeof backends[0] };
+
+const drv_backend *drv_backend_named(const char *name) {
+    for (int i = 0; i < NBACKENDS; i++)
+        if (!strcmp(name, backends[i]->name)) return backends[i];
+    return NULL;
+}
+
+const char *drv_backend_names(void) {
+    static char names[128];
+    if (!names[0])
+        for (int i = 0; i < NBACKENDS; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? " or " : "",
+                     backends[i]->name);
+    return names;
 }
 
 static int set_str(char *dst, size_t n, const char *v, const char *name, char *err, size_t len) {
@@ -50,12 +70,13 @@ static int set_driver(drv_settings *s, const char *name, const char *v, char *er
     if (!strcmp(name, "campaign")) return set_str(s->campaign, sizeof s->campaign, v, name, err, len);
     if (!strcmp(name, "run_id")) return set_str(s->run_id, sizeof s->run_id, v, name, err, len);
     if (!strcmp(name, "failures")) return set_str(s->failures, sizeof s->failures, v, name, err, len);
-    if (!strcmp(name, "backend")) {  /* issue #9 */
-        if (strcmp(v, "store") && strcmp(v, "redis")) {
-            snprintf(err, len, "backend: '%s' is not store or redis", v);
+    if (!strcmp(name, "backend")) {
+        const drv_backend *b = drv_backend_named(v);
+        if (!b) {
+            snprintf(err, len, "backend: '%s' is not %s", v, drv_backend_names());
             return -1;
         }
-        s->redis.on = !strcmp(v, "redis");
+        s->backend = b;
         return 0;
     }
     if (!strcmp(name, "bin_s")) {
@@ -92,20 +113,23 @@ static int set_driver(drv_settings *s, const char *name, const char *v, char *er
 /* One dotted setting; err gets a message without location. */
 static int drv_set(drv_settings *s, const char *name, const char *value, char *err, size_t len) {
     const char *dot = strchr(name, '.');
+    char sec[32] = "";
+    size_t n = dot ? (size_t)(dot - name) : 0;
     if (!dot) {
-        snprintf(err, len, "'%s' has no section (store., workload., driver. or redis.)", name);
+        snprintf(err, len, "'%s' has no section: workload.NAME, driver.NAME or BACKEND.NAME (%s)", name,
+                 drv_backend_names());
         return -1;
     }
-    size_t sec = (size_t)(dot - name);
-    if (sec == 5 && !strncmp(name, "store", 5))
-        return kv_config_set(&s->store, dot + 1, value, err, len) == KV_OK ? 0 : -1;
-    if (sec == 8 && !strncmp(name, "workload", 8)) {
+    if (n < sizeof sec) memcpy(sec, name, n);  /* a longer one is no section's name */
+    if (!strcmp(sec, "workload")) {
         if (!strcmp(dot + 1, "workload")) return wl_preset(&s->work, value, err, len);
         return wl_params_set(&s->work, dot + 1, value, err, len);
     }
-    if (sec == 6 && !strncmp(name, "driver", 6)) return set_driver(s, dot + 1, value, err, len);
-    if (sec == 5 && !strncmp(name, "redis", 5)) return drv_redis_set(&s->redis, dot + 1, value, err, len);
-    snprintf(err, len, "unknown section in '%s' (store, workload, driver or redis)", name);
+    if (!strcmp(sec, "driver")) return set_driver(s, dot + 1, value, err, len);
+    const drv_backend *b = drv_backend_named(sec);
+    if (b) return b->set(s, dot + 1, value, err, len);
+    snprintf(err, len, "unknown section in '%s': not workload, driver or a backend (%s)", name,
+             drv_backend_names());
     return -1;
 }
 
@@ -117,7 +141,8 @@ static int file_entry(void *ctx, const char *name, const char *value, int line, 
 
 int drv_parse(int argc, char **argv, drv_settings *s, char *err, size_t len) {
     memset(s, 0, sizeof *s);
-    kv_config_default(&s->store);
+    for (int i = 0; i < NBACKENDS; i++) backends[i]->defaults(s);
+    s->backend = &drv_store_backend;
     wl_params_default(&s->work);
     s->bin_s = 0.1;
     s->verify = 1;
@@ -125,7 +150,6 @@ int drv_parse(int argc, char **argv, drv_settings *s, char *err, size_t len) {
     strcpy(s->campaign, "adhoc");
     strcpy(s->run_id, "run");
     strcpy(s->out, "results/adhoc/run");
-    drv_redis_default(&s->redis);
     size_t used = 0;
     for (int i = 0; i < argc && used + 2 < sizeof s->cmdline; i++)
         used += (size_t)snprintf(s->cmdline + used, sizeof s->cmdline - used, "%s%s", i ? " " : "",
@@ -155,56 +179,5 @@ int drv_parse(int argc, char **argv, drv_settings *s, char *err, size_t len) {
 }
 
 int drv_check(const drv_settings *s, int nranks, char *err, size_t len) {
-    if (s->redis.on) return drv_redis_check(s, nranks, err, len);  /* issue #9 */
-    char sub[400];
-    if (kv_config_check(&s->store, sub, sizeof sub)) { snprintf(err, len, "store: %s", sub); return -1; }
-    if (wl_params_check(&s->work, sub, sizeof sub) || wl_params_check_ranks(&s->work, nranks, sub, sizeof sub)) {
-        snprintf(err, len, "workload: %s", sub);
-        return -1;
-    }
-    int members = nranks - s->store.spares;
-    if (s->store.replicas > members) {
-        snprintf(err, len, "store.replicas=%d but only %d ranks hold data", s->store.replicas, members);
-        return -1;
-    }
-    if ((size_t)s->work.key_bytes > s->store.max_key) {
-        snprintf(err, len, "workload.key_bytes=%d exceeds store.max_key=%zu", s->work.key_bytes,
-                 s->store.max_key);
-        return -1;
-    }
-    if ((size_t)s->work.value_max > s->store.max_value) {
-        snprintf(err, len, "workload values up to %lld bytes exceed store.max_value=%zu",
-                 (long long)s->work.value_max, s->store.max_value);
-        return -1;
-    }
-    double copies = (double)s->work.records * (1.0 + s->work.proportion[WL_INSERT]) * s->store.replicas;
-    if (copies > 0.9 * (double)s->store.slots_per_rank * members) {
-        snprintf(err, len, "%.0f copies (records x replicas, with inserts) would fill %d ranks x %zu "
-                 "slots beyond 90%%: raise store.slots_per_rank", copies, members, s->store.slots_per_rank);
-        return -1;
-    }
-    if ((s->checkpoint_s > 0 || s->restore) && s->store.variant != KV_VARIANT_CHECKPOINT) {
-        snprintf(err, len, "driver.checkpoint_s and driver.restore need store.variant=checkpoint-restart");
-        return -1;
-    }
-    if (s->checkpoint_s > 0 && s->work.duration_s <= 0) {
-        snprintf(err, len, "driver.checkpoint_s needs workload.duration_s (checkpoints are timed)");
-        return -1;
-    }
-    if (s->work.operations == 0 && s->work.duration_s <= 0) {
-        snprintf(err, len, "workload needs operations or duration_s");
-        return -1;
-    }
-    if (s->failures[0]) {
-        kvi_spec spec;
-        if (kvi_spec_parse(s->failures, &spec, sub, sizeof sub)) {
-            snprintf(err, len, "driver.failures: %s", sub);
-            return -1;
-        }
-        if (s->store.variant == KV_VARIANT_NONE) {
-            snprintf(err, len, "variant none has no recovery: it cannot run with driver.failures");
-            return -1;
-        }
-    }
-    return 0;
+    return s->backend->check(s, nranks, err, len);
 }

@@ -1,24 +1,25 @@
 /*
- * redis.c -- the driver's Redis backend (issue #9): the store's
- * workload against Redis, so the two can be compared in one harness.
+ * redis.c -- the driver's Redis backend: the store's workload against
+ * Redis, so the two can be compared in one harness.
  *
- * Same workload generator, keys, values, verification and result files as
- * the store path (run.c, output.c with kv = NULL); only the
- * operations go to Redis through redis_client.c, one connection per rank.
- * r = 2 is modelled as a primary and one replica with WAIT 1 after every
- * write (redis.wait_replicas), the closest Redis has to the store's
- * synchronous second copy.  The load is pipelined (64 SETs, one WAIT):
- * it is not measured, and one WAIT acknowledges every earlier write of the
+ * Same workload generator, keys, values, verification, run loop (run.c)
+ * and result files (output.c) as the store backend; only the operations
+ * go to Redis through redis_client.c, one connection per rank.  r = 2 is
+ * modelled as a primary and one replica with WAIT 1 after every write
+ * (redis.wait_replicas), the closest Redis has to the store's synchronous
+ * second copy.  The load is pipelined (64 SETs, one WAIT): it is not
+ * measured, and one WAIT acknowledges every earlier write of the
  * connection.  No store is opened: ranks gather over MPI_COMM_WORLD.
  *
  * Failover.  The injector kills the primary (kv_inject, by pid): when the
  * run phase starts rank 0 publishes the Redis servers as a pid table in
  * DIR/pids (rank.0 the replica, rank.1 the primary, pids from INFO), so
  * kv_inject's clock starts with the workload and not with the load.
- * Clients retry through the failover (redis_client.h).  Afterwards
- * (redis_check.c) rank 0 re-reads every key against all ranks'
- * write logs for acknowledged writes lost, and the time from the kill to
- * each rank's first acknowledged write is taken from the kill log.
+ * Clients retry through the failover (redis_client.h); a rank whose call
+ * found no primary for retry_s stops its run.  Afterwards (redis_check.c)
+ * rank 0 re-reads every key against all ranks' write logs for
+ * acknowledged writes lost, and the time from the kill to each rank's
+ * first acknowledged write is taken from the kill log.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -26,13 +27,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "redis.h"
 
 #define LOAD_BATCH 64        /* SETs per pipelined load call */
 
 /* ---- settings --------------------------------------------------------- */
 
-void drv_redis_default(drv_redis *r) {
+static void redis_defaults(drv_settings *s) {
+    drv_redis *r = &s->redis;
     memset(r, 0, sizeof *r);
     strcpy(r->host, "127.0.0.1");
     r->port = 6379;
@@ -79,7 +82,8 @@ static int parse_ports(const char *v, int *ports, int max) {
     return n;
 }
 
-int drv_redis_set(drv_redis *r, const char *name, const char *v, char *err, size_t len) {
+static int redis_set(drv_settings *s, const char *name, const char *v, char *err, size_t len) {
+    drv_redis *r = &s->redis;
     const struct { const char *name; int *dst; long lo, hi; } ints[] = {
         {"port", &r->port, 1, 65535}, {"wait_replicas", &r->wait_replicas, 0, 64},
         {"wait_timeout_ms", &r->wait_timeout_ms, 1, 600000}, {"check_lost", &r->check_lost, 0, 1}};
@@ -116,7 +120,7 @@ int drv_redis_set(drv_redis *r, const char *name, const char *v, char *err, size
     return -1;
 }
 
-int drv_redis_check(const drv_settings *s, int nranks, char *err, size_t len) {
+static int redis_check(const drv_settings *s, int nranks, char *err, size_t len) {
     char sub[400];
     if (wl_params_check_ranks(&s->work, nranks, sub, sizeof sub)) {
         snprintf(err, len, "workload: %s", sub);
@@ -139,7 +143,7 @@ int drv_redis_check(const drv_settings *s, int nranks, char *err, size_t len) {
     return 0;
 }
 
-void drv_redis_meta(FILE *f, const drv_settings *s) {
+static void redis_meta(FILE *f, const drv_settings *s) {
     const drv_redis *r = &s->redis;
     fprintf(f, "  \"redis\": {\"host\": \"%s\", \"port\": %d, \"sentinel_ports\": \"%s\", "
                "\"master_name\": \"%s\", \"wait_replicas\": %d, \"wait_timeout_ms\": %d, "
@@ -147,6 +151,7 @@ void drv_redis_meta(FILE *f, const drv_settings *s) {
             r->host, r->port, r->sentinel_ports, r->master_name, r->wait_replicas, r->wait_timeout_ms,
             r->retry_s, r->check_lost);
 }
+
 
 /* ---- one rank's run --------------------------------------------------- */
 
@@ -164,129 +169,111 @@ static void log_add(rrun *x, uint64_t rec, uint64_t ver, double issue, double ac
     x->log[x->nlog++] = (wrec){rec, ver, issue, ack};
 }
 
-static int r_load(rrun *x, int rank, int size) {
+static rcl_config rcl_config_of(const drv_redis *r) {
+    rcl_config c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.host, sizeof c.host, "%s", r->host);
+    c.port = r->port;
+    c.nsentinels = parse_ports(r->sentinel_ports, c.sentinel_ports, RCL_MAX_SENTINELS);
+    if (c.nsentinels < 0) c.nsentinels = 0;
+    snprintf(c.master_name, sizeof c.master_name, "%s", r->master_name);
+    c.wait_replicas = r->wait_replicas;
+    c.wait_timeout_ms = r->wait_timeout_ms;
+    c.retry_s = r->retry_s;
+    return c;
+}
+
+static int redis_open(drv_ctx *x) {
+    static rrun rr;
+    x->priv = &rr;
+    x->members = x->size;
+    x->variant = x->window = "redis";
+    x->s->store.replicas = 1 + x->s->redis.wait_replicas;  /* meta.json's "replicas": copies of a write */
+    rr.s = x->s;
+    rr.m = x->m;
+    rr.cap = (size_t)x->s->work.value_max + 1;
+    rcl_config cfg = rcl_config_of(&x->s->redis);
+    int who = rcl_open(&rr.cl, &cfg) ? x->rank : x->size, first_bad;
+    MPI_Allreduce(&who, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first_bad == x->size) return DRV_RUN;
+    if (x->rank == first_bad) fprintf(stderr, "kv_driver: rank %d: %s\n", x->rank, rr.cl.err);
+    rcl_close(&rr.cl);
+    return -1;  /* one message, from the lowest rank that failed */
+}
+
+static int redis_load(drv_ctx *x) {
+    rrun *rr = x->priv;
     const wl_params *w = &x->s->work;
-    int b = drr_batch_of(x, LOAD_BATCH);
+    rr->g = x->g;
+    int b = drr_batch_of(rr, LOAD_BATCH);
     static char keys[LOAD_BATCH][WL_KEY_MAX + 1];
     const char *kp[LOAD_BATCH];
     const unsigned char *vp[LOAD_BATCH];
     size_t kl[LOAD_BATCH], vl[LOAD_BATCH];
-    unsigned char *vals = malloc(x->cap * (size_t)b);
-    if (!vals) { snprintf(x->cl.err, sizeof x->cl.err, "out of memory"); return -1; }
-    double t0 = kv_wtime();
+    unsigned char *vals = malloc(rr->cap * (size_t)b);
     int rc = 0;
-    for (uint64_t r = wl_load_begin(w, rank, size), end = wl_load_end(w, rank, size); r < end && rc >= 0;) {
+    if (!vals) snprintf(rr->cl.err, sizeof rr->cl.err, "out of memory");
+    if (!vals) rc = -1;
+    double t0 = kv_wtime();
+    for (uint64_t r = wl_load_begin(w, x->rank, x->size), end = wl_load_end(w, x->rank, x->size);
+         r < end && rc >= 0;) {
         int n = 0;
         for (; r < end && n < b; r++, n++) {
             kp[n] = keys[n];
             kl[n] = wl_key(w, r, keys[n], sizeof keys[n]);
             vl[n] = wl_load_value_len(w, r);
-            vp[n] = vals + x->cap * (size_t)n;
-            wl_make_value(x->g, r, 0, vals + x->cap * (size_t)n, vl[n]);
+            vp[n] = vals + rr->cap * (size_t)n;
+            wl_make_value(x->g, r, 0, vals + rr->cap * (size_t)n, vl[n]);
         }
-        rc = rcl_set(&x->cl, n, kp, kl, vp, vl);
+        rc = rcl_set(&rr->cl, n, kp, kl, vp, vl);
         if (rc > 0) x->m->retried_ops++;
     }
     x->m->load_s = kv_wtime() - t0;
     free(vals);
-    return rc < 0 ? -1 : 0;
+    if (rc >= 0) return 0;
+    snprintf(x->err, sizeof x->err, "%s", rr->cl.err);
+    x->stop = 1;  /* no run without the records */
+    return -1;
 }
 
-static int r_read(rrun *x, uint64_t rec, const char *key, size_t klen) {
-    long got;
-    unsigned char *b = x->val;
-    int rc = rcl_get(&x->cl, 1, &key, &klen, &b, x->cap, &got);
-    if (rc < 0) return -1;
+static void redis_barrier(drv_ctx *x) {
+    (void)x;
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* An operation that found no primary for retry_s: every further call would
+ * wait as long, so this rank stops its run. */
+static int give_up(drv_ctx *x) {
+    rrun *rr = x->priv;
+    x->stop = 1;
+    fprintf(stderr, "kv_driver: rank %d: %s; this rank stops its run\n", x->rank, rr->cl.err);
+    return DRV_FAILED;
+}
+
+static int redis_get(drv_ctx *x, uint64_t rec, const char *key, size_t klen, unsigned char *buf,
+                     size_t cap, size_t *got) {
+    rrun *rr = x->priv;
+    long n;
+    (void)rec;
+    int rc = rcl_get(&rr->cl, 1, &key, &klen, &buf, cap, &n);
+    if (rc < 0) return give_up(x);
     x->m->retried_ops += rc;
-    if (got < 0) x->m->not_found++;
-    else if (x->s->verify && wl_check_value(x->g, rec, x->val, (size_t)got < x->cap ? (size_t)got : x->cap,
-                                            NULL) == 0)
-        x->m->verify_errors++;
-    return 0;
+    if (n < 0) return DRV_MISSING;
+    *got = (size_t)n;
+    return DRV_FOUND;
 }
 
-static int r_write(rrun *x, const wl_op *op) {
-    const char *k = op->key;
-    const unsigned char *v = x->val;
-    wl_make_value(x->g, op->record, op->seq + 1, x->val, op->value_len);
+static int redis_put(drv_ctx *x, uint64_t rec, uint64_t ver, const char *key, size_t klen,
+                     const unsigned char *val, size_t vlen) {
+    rrun *rr = x->priv;
     double t0 = kv_wtime();
-    int rc = rcl_set(&x->cl, 1, &k, &op->key_len, &v, &op->value_len);
+    int rc = rcl_set(&rr->cl, 1, &key, &klen, &val, &vlen);
     double t1 = kv_wtime();
-    log_add(x, op->record, op->seq + 1, t0, rc < 0 ? INFINITY : t1);
-    if (rc < 0) return -1;
+    log_add(rr, rec, ver, t0, rc < 0 ? INFINITY : t1);
+    if (rc < 0) return give_up(x);
     x->m->retried_ops += rc;
-    if (x->cl.first_error > 0 && !x->first_write) x->first_write = t1;
+    if (rr->cl.first_error > 0 && !rr->first_write) rr->first_write = t1;
     return 0;
-}
-
-/* As run.c's do_op: a scan is one GET per record, like the store's. */
-static int r_op(rrun *x, const wl_op *op) {
-    char key[WL_KEY_MAX + 1];
-    int rc = 0;
-    switch (op->kind) {
-    case WL_READ: return r_read(x, op->record, op->key, op->key_len);
-    case WL_SCAN:
-        for (uint32_t i = 0; i < op->scan_len && rc == 0; i++)
-            rc = r_read(x, op->record + i, key, wl_key(&x->s->work, op->record + i, key, sizeof key));
-        return rc;
-    case WL_RMW:
-        if (r_read(x, op->record, op->key, op->key_len)) return -1;
-        __attribute__((fallthrough));
-    default: return r_write(x, op);
-    }
-}
-
-static void sleep_until(double t) {
-    double d = t - kv_wtime();
-    if (d > 0) nanosleep(&(struct timespec){(time_t)d, (long)((d - (time_t)d) * 1e9)}, NULL);
-}
-
-static void r_run(rrun *x, int rank) {
-    drv_rank *m = x->m;
-    const drv_settings *s = x->s;
-    for (int k = 0; k < WL_NKINDS; k++)
-        for (int p = 0; p < DRV_NPHASES; p++) hist_init(&m->lat[k][p]);
-    double next_progress = rank == 0 && s->progress ? m->run_start + 1.0 : 1e300;
-    wl_op op;
-    while (!x->gave_up && wl_next(x->g, &op)) {
-        double start = kv_wtime();
-        if (s->work.duration_s > 0 && start - m->run_start >= s->work.duration_s) break;
-        if (op.intended_s >= 0) {  /* open loop: latency from the intended start */
-            sleep_until(m->run_start + op.intended_s);
-            start = m->run_start + op.intended_s;
-        }
-        int rc = r_op(x, &op);
-        double end = kv_wtime();
-        m->ops++;
-        m->failed_ops += rc < 0;
-        hist_record(&m->lat[op.kind][x->cl.first_error > 0 ? DRV_AFTER : DRV_BEFORE],
-                    (uint64_t)((end - start) * 1e9));
-        drv_add_bin(m, end - m->run_start, op.kind, rc < 0, s->bin_s);
-        if (rc < 0) {  /* no primary for retry_s: every further call would wait as long */
-            x->gave_up = 1;
-            fprintf(stderr, "kv_driver: rank %d: %s; this rank stops its run\n", rank, x->cl.err);
-        }
-        if (end >= next_progress) {
-            next_progress = end + 1.0;
-            fprintf(stderr, "[run %s] %6.1f s  %lld ops on rank 0  reconnects %lld\n", s->run_id,
-                    end - m->run_start, m->ops, x->cl.reconnects);
-        }
-    }
-    m->run_s = kv_wtime() - m->run_start;
-}
-
-/* ---- pid table for kv_inject ------------------------------------------ */
-
-static int write_pid(const char *dir, int idx, int pid) {
-    char host[KVI_HOST_MAX], path[1200], tmp[1200];
-    if (kvi_hostname(host, sizeof host) || drv_mkdirs(dir)) return -1;
-    snprintf(path, sizeof path, "%s/rank.%d", dir, idx);
-    snprintf(tmp, sizeof tmp, "%s/.rank.%d.tmp", dir, idx);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return -1;
-    int ok = fprintf(f, "%d %d %s\n", idx, pid, host) > 0;
-    ok = !fclose(f) && ok;
-    return ok && !rename(tmp, path) ? 0 : -1;
 }
 
 /* rank.0 the replica, rank.1 the primary: only for servers on this host. */
@@ -296,85 +283,46 @@ static void publish_pids(rrun *x) {
     char dir[1100];
     int primary, replica;
     snprintf(dir, sizeof dir, "%s/pids", x->s->out);
-    if (rcl_pids(&x->cl, &primary, &replica) || (replica && write_pid(dir, 0, replica)) ||
-        write_pid(dir, 1, primary))
+    if (rcl_pids(&x->cl, &primary, &replica) || (replica && kvi_publish_pid_of(dir, 0, replica)) ||
+        kvi_publish_pid_of(dir, 1, primary))
         fprintf(stderr, "kv_driver: no pid table of the Redis servers in %s (%s)\n", dir, x->cl.err);
 }
 
-static void rcl_config_of(const drv_redis *r, rcl_config *c) {
-    memset(c, 0, sizeof *c);
-    snprintf(c->host, sizeof c->host, "%s", r->host);
-    c->port = r->port;
-    c->nsentinels = parse_ports(r->sentinel_ports, c->sentinel_ports, RCL_MAX_SENTINELS);
-    if (c->nsentinels < 0) c->nsentinels = 0;
-    snprintf(c->master_name, sizeof c->master_name, "%s", r->master_name);
-    c->wait_replicas = r->wait_replicas;
-    c->wait_timeout_ms = r->wait_timeout_ms;
-    c->retry_s = r->retry_s;
+static void redis_begin(drv_ctx *x) {
+    if (x->rank == 0) publish_pids(x->priv);
 }
 
-static void verdict(int bad, const char *why) {
-    FILE *f = getenv("KVRUN_DONE") ? fopen(getenv("KVRUN_DONE"), "w") : NULL;
-    if (f) {
-        fprintf(f, bad ? "FAIL %s\n" : "PASS kv_driver redis\n", why);
-        fclose(f);
-    }
+static int redis_after_failure(const drv_ctx *x) {
+    const rrun *rr = x->priv;
+    return rr->cl.first_error > 0;
 }
 
-int drv_redis_main(drv_settings *s, drv_rank *m, double t_begin) {
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    s->store.replicas = 1 + s->redis.wait_replicas;  /* meta.json's "replicas": copies of a write */
-    static rrun x;
-    x.s = s;
-    x.m = m;
-    rcl_config cfg;
-    rcl_config_of(&s->redis, &cfg);
-    int bad = rcl_open(&x.cl, &cfg) != 0;
-    x.g = wl_gen_new(&s->work, rank, size);
-    x.cap = (size_t)s->work.value_max + 1;
-    x.val = malloc(x.cap);
-    if (!bad && (!x.g || !x.val)) bad = snprintf(x.cl.err, sizeof x.cl.err, "out of memory") > 0;
-    int who = bad ? rank : size, first_bad;
-    MPI_Allreduce(&who, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first_bad < size) {  /* one message, from the lowest rank that failed */
-        if (rank == first_bad) fprintf(stderr, "kv_driver: rank %d: %s\n", rank, x.cl.err);
-        rcl_close(&x.cl);
-        wl_gen_free(x.g);
-        free(x.val);
-        return 2;
-    }
-    drv_papi_init(m);
-    drv_papi_phase(m, m->papi_load, 1);
-    if (r_load(&x, rank, size)) {
-        fprintf(stderr, "kv_driver: rank %d: load failed: %s\n", rank, x.cl.err);
-        x.gave_up = 1;
-    }
-    drv_papi_phase(m, m->papi_load, 0);
-    MPI_Barrier(MPI_COMM_WORLD);
-    m->run_start = kv_wtime();
-    MPI_Bcast(&m->run_start, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (rank == 0) publish_pids(&x);
-    drv_papi_phase(m, m->papi_run, 1);
-    if (!x.gave_up) r_run(&x, rank);
-    drv_papi_phase(m, m->papi_run, 0);
-    MPI_Barrier(MPI_COMM_WORLD);
-    int verify_bad = drv_write_results(NULL, s, m, size, t_begin, kv_wtime());
+static void redis_note(const drv_ctx *x, char *buf, size_t len) {
+    const rrun *rr = x->priv;
+    snprintf(buf, len, "reconnects %lld", rr->cl.reconnects);
+}
+
+static int redis_close(drv_ctx *x, int bad) {
+    rrun *rr = x->priv;
     drr_judged j = {0, 0, 0};
-    if (s->redis.check_lost) j = drr_check_lost(&x, rank, size);
-    drr_report(&x, rank, size, &j);
+    if (x->s->redis.check_lost) j = drr_check_lost(rr, x->rank, x->size);
+    drr_report(rr, x->rank, x->size, &j);
     int gave_up;
-    MPI_Reduce(&x.gave_up, &gave_up, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
+    MPI_Reduce(&x->stop, &gave_up, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (x->rank == 0) {
         char why[160];
-        snprintf(why, sizeof why, "%s%s%s", verify_bad ? "verify errors " : "",
+        snprintf(why, sizeof why, "%s%s%s", bad ? "verify errors " : "",
                  j.lost ? "acknowledged writes lost or not checked " : "", gave_up ? "Redis unreachable" : "");
-        verdict(verify_bad || j.lost || gave_up, why);
+        drv_verdict(bad || j.lost || gave_up, "kv_driver redis", why);
     }
-    rcl_close(&x.cl);
-    wl_gen_free(x.g);
-    free(x.val);
-    free(x.log);
+    rcl_close(&rr->cl);
+    free(rr->log);
     return 0;
 }
+
+const drv_backend drv_redis_backend = {
+    .name = "redis", .defaults = redis_defaults, .set = redis_set, .check = redis_check,
+    .meta = redis_meta, .open = redis_open, .load = redis_load, .barrier = redis_barrier,
+    .begin = redis_begin, .get = redis_get, .put = redis_put, .after_failure = redis_after_failure,
+    .note = redis_note, .close = redis_close,
+};

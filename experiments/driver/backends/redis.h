@@ -1,5 +1,5 @@
 /*
- * redis.h -- what the Redis backend's two files share (issue #9):
+ * redis.h -- what the Redis backend's two files share:
  * redis.c runs a rank's load and workload and keeps its write log;
  * redis_check.c judges the logs afterwards (lost acknowledged
  * writes, failover times).  Private to those two files.
@@ -21,13 +21,11 @@ typedef struct rrun {
     const drv_settings *s;
     drv_rank *m;
     rcl cl;
-    wl_gen *g;
-    unsigned char *val;
-    size_t cap;
+    const wl_gen *g;         /* the rank's workload (values are checked against it) */
+    size_t cap;              /* largest value plus one */
     wrec *log;
     size_t nlog, caplog;
     double first_write;      /* first acknowledged write after the first failed attempt; 0 none */
-    int gave_up;             /* an operation failed after retry_s: this rank stopped */
 } rrun;
 
 /* Lost-write check: keys that were checked, too short to check, lost (-1:

@@ -1,5 +1,5 @@
 /*
- * redis_check.c -- after a Redis run (issue #9): were acknowledged
+ * redis_check.c -- after a Redis run: were acknowledged
  * writes lost, and how long did the failover take?
  *
  * Lost writes.  Every rank logs its writes (record, version, issue time,
@@ -147,16 +147,8 @@ drr_judged drr_check_lost(rrun *x, int rank, int size) {
 
 /* time_s of the first kill in DIR/kills.csv (the injector's log); NAN if none. */
 static double first_kill(const drv_settings *s) {
-    char path[1200], line[512];
-    snprintf(path, sizeof path, "%s/kills.csv", s->out);
-    FILE *f = fopen(path, "r");
-    double t = NAN;
-    while (f && isnan(t) && fgets(line, sizeof line, f)) {
-        char *c = strrchr(line, ',');
-        if (c && strncmp(line, "kill,", 5)) t = atof(c + 1);
-    }
-    if (f) fclose(f);
-    return t;
+    double t;
+    return drv_read_kills(s, &t, 1) == 1 ? t : NAN;
 }
 
 static void na_or(char *buf, size_t n, double v, const char *fmt) {
