@@ -17,7 +17,7 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$ROOT/results/bench
-BIN=$ROOT/build/bin
+BIN=${KV_BUILD:-$ROOT/build}/bin
 mkdir -p "$OUT"
 want() { [ -z "${BENCH:-}" ] || [ "$BENCH" = "$1" ]; }
 
@@ -70,9 +70,7 @@ if want ycsb; then
       done
     done
   done
-  echo "failure-free overhead on YCSB B (throughput of none / variant - 1):"
-  awk -F, '$1=="b" && $2=="none" {base[$4]=$5} $1=="b" && $2!="none" && $5!="NA" {
-    if (base[$4] > 0) printf "  %-17s ranks %-3s %+6.1f%%\n", $2, $4, (base[$4] / $5 - 1) * 100}' "$f"
+  python3 "$ROOT/experiments/bench/report.py" print ycsb --file "$f"
   echo "wrote $f"
 fi
 
@@ -108,7 +106,7 @@ if want recovery; then
   echo "wrote $f"
 fi
 
-if want proposed; then  # variant proposed against the workarounds (issue #10)
+if want proposed; then  # variant proposed against the workarounds
   # Failure-free first: YCSB B and C throughput of none, recreate-copy and
   # proposed, interleaved run by run so that the machine's noise falls on
   # all three alike.
@@ -147,10 +145,10 @@ if want proposed; then  # variant proposed against the workarounds (issue #10)
     done
   done
   echo "wrote $f"
-  python3 "$ROOT/experiments/bench/report.py" proposed loc
-  /usr/bin/python3 "$ROOT/analysis/fig_proposed.py" "$OUT" "$OUT/figures" || echo "bench: no proposed figure (see above)"
+  python3 "$ROOT/experiments/bench/report.py" print proposed loc
+  python3 "$ROOT/analysis/fig_proposed.py" "$OUT" "$OUT/figures" || echo "bench: no proposed figure (see above)"
 fi
 
-if want redis; then  # the store against Redis (issue #9)
+if want redis; then  # the store against Redis
   bash "$ROOT/experiments/bench/bench_redis.sh"
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_checkpoint.sh -- the checkpoint/restart baseline (BENCH=checkpoint
 # of `make bench`); writes results/bench/checkpoint.csv (columns: see
-# experiments/bench/bench_checkpoint.c) and prints a summary.
+# experiments/bench/bench_checkpoint.c) and prints its tables (report.py).
 #   cost      checkpoint time and bandwidth against ranks and pairs per
 #             rank, with the disk's write+fsync bandwidth measured in the
 #             same run (3 checkpoints each);
@@ -18,7 +18,7 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/results/bench/checkpoint.csv}
-BIN=$ROOT/build/bin/bench_checkpoint RUN=$ROOT/scripts/kvrun
+BIN=${KV_BUILD:-$ROOT/build}/bin/bench_checkpoint RUN=$ROOT/scripts/kvrun
 BASE=${CKPT_DIR:-$(mktemp -d /var/tmp/kvckpt.XXXXXX)}
 trap 'rm -rf "$BASE"' EXIT
 export KV_BENCH_CSV=$OUT
@@ -50,26 +50,5 @@ for p in 25000 250000; do
   done
 done
 
-/usr/bin/python3 - "$OUT" <<'EOF'
-import csv, sys, statistics as st
-rows = list(csv.DictReader(open(sys.argv[1])))
-print("checkpoint cost (median of 3):  ranks pairs/rank  seconds  MB/s  disk MB/s")
-keys = sorted({(int(r["ranks"]), int(r["pairs_per_rank"])) for r in rows if r["mode"] == "cost"})
-for n, p in keys:
-    c = [r for r in rows if r["mode"] == "cost" and int(r["ranks"]) == n and int(r["pairs_per_rank"]) == p]
-    print("  %5d %10d %8.3f %6.0f %8.0f" % (n, p, st.median(float(r["ckpt_s"]) for r in c),
-          st.median(float(r["ckpt_mb_s"]) for r in c), st.median(float(r["disk_mb_s"]) for r in c)))
-ov = [r for r in rows if r["mode"] == "overhead"]
-if ov:
-    base = st.median(float(r["ops_per_s"]) for r in ov if float(r["interval_s"]) == 0)
-    print("failure-free overhead (4 ranks, 100k pairs/rank; median throughput against no checkpoints):")
-    for iv in sorted({float(r["interval_s"]) for r in ov if float(r["interval_s"]) > 0}, reverse=True):
-        t = st.median(float(r["ops_per_s"]) for r in ov if float(r["interval_s"]) == iv)
-        print("  every %5.2f s: %9.0f ops/s, overhead %5.1f%%" % (iv, t, (base / t - 1) * 100))
-for r in rows:
-    if r["mode"] == "restart":
-        print("restart 4 ranks x %s pairs: job start %s s, reload %.3f s, resume %.4f s, %s writes lost"
-              % (r["pairs_per_rank"], r["job_start_s"], float(r["reload_s"]), float(r["resume_s"]),
-                 r["lost_writes"]))
-EOF
+python3 "$ROOT/experiments/bench/report.py" print checkpoint --file "$OUT"
 echo "wrote $OUT"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_redis.sh -- the store against Redis (issue #9); `BENCH=redis make bench`
+# bench_redis.sh -- the store against Redis; `BENCH=redis make bench`
 # (experiments/bench/bench.sh) or directly.  Writes results/bench/redis.csv, prints
 # a summary table and draws results/bench/figures/redis.png.
 #
@@ -38,7 +38,7 @@
 # (results/bench).  About 3 minutes here.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=$ROOT/build/bin
+BIN=${KV_BUILD:-$ROOT/build}/bin
 HARNESS=$ROOT/experiments/bench/redis_harness.sh
 RUN_S=${REDIS_RUN_S:-3} RECORDS=${REDIS_RECORDS:-20000} KILL_AT=${REDIS_KILL_AT:-1.5}
 COMMON=(workload.records="$RECORDS" workload.operations=0 workload.value_bytes=64 driver.progress=0)
@@ -109,10 +109,6 @@ done
 
 echo
 echo "summary (throughput in ops/s, latency of all operations in us):"
-awk -F, 'NR > 1 && $2 == "failure-free" {k = $3 "," $4; t[k, $1] = $6; l[k, $1] = $7 "/" $8; if (!(k in seen)) {seen[k]; order[++n] = k}}
-  END {printf "  %-8s %5s %12s %12s %8s %14s %14s\n", "workload", "ranks", "store", "redis", "ratio", "store p50/p99", "redis p50/p99"
-       for (i = 1; i <= n; i++) {split(order[i], a, ","); s = t[order[i], "store"]; r = t[order[i], "redis"]
-         printf "  %-8s %5s %12.0f %12.0f %7.1fx %14s %14s\n", a[1], a[2], s, r, (r > 0 ? s / r : 0), l[order[i], "store"], l[order[i], "redis"]}}' "$f"
-awk -F, 'NR > 1 && $2 == "failover" {n++; printf "  failover run %d: kill to first write %s ms (first rank), %s ms (last rank), acknowledged writes lost %s, %s\n", $5, $17, $18, $19, $21}' "$f"
+python3 "$ROOT/experiments/bench/report.py" print redis --file "$f"
 echo "wrote $f"
-if /usr/bin/python3 "$ROOT/analysis/fig_redis.py" "$f" "$OUT/figures"; then :; else echo "bench_redis: no figure (see above)"; fi
+if python3 "$ROOT/analysis/fig_redis.py" "$f" "$OUT/figures"; then :; else echo "bench_redis: no figure (see above)"; fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# redis_harness.sh -- a throwaway Redis on loopback for one command (issue #9).
+# redis_harness.sh -- a throwaway Redis on loopback for one command.
 #
 #   experiments/bench/redis_harness.sh [--sentinels N] [--down-after-ms MS] [--keep DIR] -- COMMAND [ARGS]
 #
@@ -65,7 +65,7 @@ trap 'exit 143' TERM
 die() { echo "redis_harness: $*" >&2; tail -n 5 "$DIR"/*.log >&2 2>/dev/null; exit 1; }
 
 # Free loopback ports: bound together by the kernel, then released.
-read -r -a PORTS < <(/usr/bin/python3 -c '
+read -r -a PORTS < <(python3 -c '
 import socket, sys
 s = [socket.socket() for _ in range(int(sys.argv[1]))]
 for x in s: x.bind(("127.0.0.1", 0))

@@ -85,7 +85,7 @@ history_soak() {
       rm -rf "$dir"
     done
   done
-  python3 "$ROOT/experiments/bench/report.py" soak --file "$out"
+  python3 "$ROOT/experiments/bench/report.py" print soak --file "$out"
   echo "wrote $out"
 }
 
