@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""campaign.py -- expand, run, submit and track experiment campaigns.
+"""campaign.py -- expand, run and track experiment campaigns.
 
 A campaign file (format in experiments/CAMPAIGNS.md) lists a sweep; it
 expands to runs with stable identifiers (derived from their parameters), so
@@ -8,11 +8,14 @@ a rerun skips runs that finished and retries the others.  Commands:
   campaign.py list FILE              the runs it expands to
   campaign.py run FILE               run them here, one after another
   campaign.py run-one FILE INDEX     run one (what a Slurm array task does)
-  campaign.py submit FILE            sbatch job arrays (slurm/submit.sh wraps it)
-  campaign.py status FILE            finished / failed / hung / pending
+  campaign.py plan FILE              settings and runs with their status, as JSON
+                                     (what slurm/slurm_submit.py submits)
+  campaign.py status FILE [--queued] finished / failed / hung / pending
   campaign.py gather FILE            rebuild runs.csv from the run directories
-Results go to $KV_RESULTS (default results/)/CAMPAIGN/RUN_ID/.
+Results go to $KV_RESULTS (default results/)/CAMPAIGN/RUN_ID/.  This file
+knows nothing of Slurm: slurm/ calls these commands.
 """
+import argparse
 import hashlib
 import itertools
 import json
@@ -21,6 +24,8 @@ import re
 import subprocess
 import sys
 import time
+
+import cfgfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAUNCH_KEYS = {"ranks", "nodes", "ranks_per_node"}
@@ -35,59 +40,29 @@ class CampaignError(Exception):
 
 
 def parse(path):
-    """Read a campaign file: {'campaign': {}, 'sweep': {k: [v]}, 'fixed': {}, 'slurm': {}}."""
-    try:
-        lines = open(path, encoding="utf-8").read().splitlines()
-    except OSError as e:
-        raise CampaignError(f"{path}: {e.strerror}")
-    except UnicodeDecodeError as e:  # found by tests/fuzz/fuzz_campaign.py
-        raise CampaignError(f"{path}: not UTF-8 text (byte {e.start})")
+    """Read a campaign file: {'campaign': {}, 'sweep': {k: [v]}, 'fixed': {}, 'slurm': {}}.
+    The syntax is the driver's config-file dialect (cfgfile.py); the
+    sections and names are checked here."""
     out = {s: {} for s in SECTIONS}
-    section = None
-    for no, raw in enumerate(lines, 1):
-        line = strip_comment(raw, path, no).strip()
-        if not line:
-            continue
-        where = f"{path}:{no}"
-        if line.startswith("["):
-            m = re.fullmatch(r"\[([a-z]+)\]", line)
-            if not m or m.group(1) not in SECTIONS:
-                raise CampaignError(f"{where}: bad section header {line!r} (known: "
-                                    f"{', '.join(sorted(SECTIONS))})")
-            section = m.group(1)
-            continue
-        if "=" not in line:
-            raise CampaignError(f"{where}: expected 'name = value', got {line!r}")
-        if section is None:
-            raise CampaignError(f"{where}: entry before any [section]")
-        name, value = (x.strip() for x in line.split("=", 1))
-        value = unquote(value, where)
-        check_entry(section, name, value, where, out)
+
+    def known_section(name, line):
+        if name not in SECTIONS:
+            raise CampaignError(f"{path}:{line}: bad section header '[{name}]' (known: "
+                                f"{', '.join(sorted(SECTIONS))})")
+    try:
+        for full, value, no in cfgfile.entries(cfgfile.read(path), path, known_section):
+            where = f"{path}:{no}"
+            section, _, name = full.partition(".")
+            if section not in SECTIONS or not name:
+                raise CampaignError(f"{where}: entry before any [section]")
+            if not value:
+                raise CampaignError(f"{where}: empty value for {name!r} (leave the line out instead)")
+            check_entry(section, name, value, where, out)
+    except cfgfile.ConfigError as e:
+        raise CampaignError(str(e))
     finish(out, path)
     out["_path"] = path
     return out
-
-
-def strip_comment(raw, path, no):
-    quoted = False
-    for i, ch in enumerate(raw):
-        if ch == '"':
-            quoted = not quoted
-        elif ch == "#" and not quoted:
-            return raw[:i]
-    if quoted:
-        raise CampaignError(f"{path}:{no}: unterminated quote")
-    return raw
-
-
-def unquote(value, where):
-    if value.startswith('"'):
-        if not value.endswith('"') or len(value) < 2:
-            raise CampaignError(f"{where}: unterminated quote in {value!r}")
-        return value[1:-1]
-    if not value:
-        raise CampaignError(f"{where}: empty value")
-    return value
 
 
 def check_entry(section, name, value, where, out):
@@ -279,61 +254,84 @@ def cmd_run(c, runs):
     return 0 if counts["failed"] + counts["crashed"] == 0 else 1
 
 
-def cmd_status(c, runs):
+def cmd_status(c, runs, queued):
     by = {}
-    pending = slurm_pending()
     for r in runs:
-        st = run_status(os.path.join(results_dir(c), r["id"])) or \
-            ("pending" if pending else "not run")
+        st = run_status(os.path.join(results_dir(c), r["id"])) or ("pending" if queued else "not run")
         by.setdefault(st, []).append(r["id"])
     for st in sorted(by):
         print(f"{st:10s} {len(by[st])}")
     return 0
 
 
-def slurm_pending():
-    try:
-        out = subprocess.run(["squeue", "-h", "-u", os.environ.get("USER", "root"), "-o", "%i"],
-                             capture_output=True, text=True, timeout=20).stdout
-        return bool(out.strip())
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+def cmd_plan(c, runs):
+    """What a batch system needs to submit the campaign."""
+    camp = c["campaign"]
+    print(json.dumps({
+        "name": camp["name"], "file": os.path.abspath(c["_path"]), "results": results_dir(c),
+        "time_limit_s": int(camp.get("time_limit_s", "300")), "throttle": camp.get("throttle", "4"),
+        "slurm": c["slurm"],
+        "runs": [{"index": i, "id": r["id"], "nodes": r["launch"]["nodes"], "ranks": r["launch"]["ranks"],
+                  "ranks_per_node": r["launch"].get("ranks_per_node", 0),
+                  "status": run_status(os.path.join(results_dir(c), r["id"]))}
+                 for i, r in enumerate(runs)]}, indent=1))
+    return 0
+
+
+def cmd_list(c, runs):
+    for i, r in enumerate(runs):
+        print(i, r["id"], r["launch"]["ranks"], " ".join(f"{k}={v}" for k, v in sorted(r["params"].items())))
+    return 0
+
+
+def cmd_run_one(c, runs, index):
+    run = runs[index]
+    if run_status(os.path.join(results_dir(c), run["id"])) == "finished":
+        print(f"{run['id']}: already finished")
+        return 0
+    st = run_one(c, run)
+    print(f"{run['id']}: {st}")
+    return 0 if st in ("finished", "hung") else 1
+
+
+def cmd_gather(c, runs):
+    write_index(c, runs)
+    print(f"wrote {os.path.join(results_dir(c), 'runs.csv')}")
+    return 0
+
+
+def arguments():
+    ap = argparse.ArgumentParser(prog="campaign.py", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in ("list", "run", "run-one", "plan", "status", "gather"):
+        p = sub.add_parser(name)
+        p.add_argument("file", metavar="FILE", help="the campaign file")
+        if name == "run-one":
+            p.add_argument("index", metavar="INDEX", type=int, help="the run's number in `list`")
+        if name == "status":
+            p.add_argument("--queued", action="store_true",
+                           help="jobs of the campaign are queued: runs not yet run are pending")
+    return ap
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("list", "run", "run-one", "submit", "status", "gather"):
-        print(__doc__, file=sys.stderr)
-        return 64
+    ap = arguments()
+    a = ap.parse_args(argv)
     try:
-        c = parse(argv[2])
+        c = parse(a.file)
         runs = expand(c)
     except CampaignError as e:
         print(f"campaign: error: {e}", file=sys.stderr)
         return 2
-    if argv[1] == "list":
-        for i, r in enumerate(runs):
-            print(i, r["id"], r["launch"]["ranks"], " ".join(f"{k}={v}" for k, v in sorted(r["params"].items())))
-        return 0
-    if argv[1] == "run":
-        return cmd_run(c, runs)
-    if argv[1] == "run-one":
-        run = runs[int(argv[3])]
-        if run_status(os.path.join(results_dir(c), run["id"])) == "finished":
-            print(f"{run['id']}: already finished")
-            return 0
-        st = run_one(c, run)
-        print(f"{run['id']}: {st}")
-        return 0 if st in ("finished", "hung") else 1
-    if argv[1] == "status":
-        return cmd_status(c, runs)
-    if argv[1] == "gather":
-        write_index(c, runs)
-        print(f"wrote {os.path.join(results_dir(c), 'runs.csv')}")
-        return 0
-    from slurm_submit import submit  # noqa: E402 (only needed here)
-    return submit(c, runs, results_dir(c), ROOT)
+    if a.command == "run-one" and not 0 <= a.index < len(runs):
+        ap.error(f"INDEX {a.index} is not a run of {a.file} (0..{len(runs) - 1})")
+    commands = {"list": cmd_list, "run": cmd_run, "plan": cmd_plan, "gather": cmd_gather,
+                "status": lambda c, runs: cmd_status(c, runs, a.queued),
+                "run-one": lambda c, runs: cmd_run_one(c, runs, a.index)}
+    return commands[a.command](c, runs)
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.join(ROOT, "slurm"))
-    sys.exit(main(sys.argv))
+    sys.exit(main(sys.argv[1:]))

@@ -26,9 +26,9 @@ bad() {  # name expected-message-part file-body
 HEAD='[campaign]\nname = t\n'
 bad section "$T/section.campaign:3: bad section header" "${HEAD}[nonsense]\n"
 bad setting ":3: unknown campaign setting 'colour'" "${HEAD}colour = red\n"
-bad noeq ":4: expected 'name = value'" "${HEAD}[fixed]\nranks 4\n"
+bad noeq ":4: no '=' in the line" "${HEAD}[fixed]\nranks 4\n"
 bad number ":4: ranks must be a positive integer" "${HEAD}[sweep]\nranks = 4, x\n"
-bad quote ":4: unterminated quote" "${HEAD}[fixed]\ndriver.failures = \"target=ranks:1\n"
+bad quote ":4: unterminated quoted value" "${HEAD}[fixed]\ndriver.failures = \"target=ranks:1\n"
 bad noname "needs a name" "[campaign]\nrepetitions = 2\n[fixed]\nranks = 2\n"
 bad both "in both \\[sweep\\] and \\[fixed\\]" "${HEAD}[sweep]\nranks = 2\n[fixed]\nranks = 4\n"
 bad key ":4: 'store' is not store.X" "${HEAD}[fixed]\nstore = 1\n"
