@@ -18,10 +18,8 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "revision.h"  /* KV_GIT_REVISION: written by the Makefile */
 
-#ifndef KV_GIT_REVISION
-#define KV_GIT_REVISION "unknown"
-#endif
 
 int drv_mkdirs(const char *path) {
     char tmp[1024];
