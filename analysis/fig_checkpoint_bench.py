@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Checkpoint/restart against in-memory recovery, from results/bench/.
 
 Reads checkpoint.csv (experiments/bench/bench_checkpoint.sh) and recovery.csv
@@ -19,19 +19,21 @@ import os
 import statistics as st
 import sys
 
-import matplotlib
+import pyfind
+
+pyfind.ensure()  # a python3 with matplotlib (pyfind.py)
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from benchfiles import num, rows  # noqa: E402
+from benchfiles import directories, num, rows  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main():
-    bench = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "results", "bench")
-    out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(bench, "figures")
+    bench, out = directories(__doc__)
     ck = rows(os.path.join(bench, "checkpoint.csv"))
     rec = rows(os.path.join(bench, "recovery.csv"))
     if not ck:

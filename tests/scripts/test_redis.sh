@@ -92,7 +92,7 @@ ms=$(fo "$T/fo" failover_first_ms)
 echo "ok: primary killed, Sentinel failover, first write again after $ms ms, nothing lost"
 
 # 4. errors
-port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 out=$("$RUN" -n 2 --timeout 60 --no-verdict -- "$DRV" driver.backend=redis redis.port="$port" $COMMON \
   workload.operations=100 driver.out="$T/noport" 2>&1); st=$?
 grep -q "cannot connect to Redis at 127.0.0.1:$port" <<<"$out" || fail "no clear message for a closed port: $out"
