@@ -139,7 +139,7 @@ test: all
 # AddressSanitizer and UndefinedBehaviorSanitizer over the library, driver,
 # injector and tests; every test of `make test` runs on this build.  Leak
 # checking is on for the unit tests and off for MPI programs: Open MPI
-# itself does not free everything at MPI_Finalize (docs/testing.md).
+# itself does not free everything at MPI_Finalize (docs/status.md).
 SAN_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 test-sanitize:
 	$(MAKE) BUILD=build/sanitize CC_OPT="$(SAN_OPT)" all

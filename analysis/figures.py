@@ -4,7 +4,7 @@
 usage: analysis/figures.py RESULTS_DIR [--out DIR] [--no-gnuplot] [--summary-only]
 
 RESULTS_DIR is results/CAMPAIGN/ (runs.csv and one RUN_ID/ per run, found by
-its meta.json; experiments/RESULTS.md).  DIR (default RESULTS_DIR/figures)
+its meta.json; docs/formats.md).  DIR (default RESULTS_DIR/figures)
 receives every figure as PNG and PDF, summary.md and summary.csv, and
 data/*.csv plus data/vars.gp for the gnuplot scripts, which
 analysis/gnuplot.sh then runs (when gnuplot is installed) to make the

@@ -1,7 +1,7 @@
 /*
  * detect.c -- the failure watchdog.
  *
- * RMA in Open MPI 5.0.7 never reports a failed target (FACTS.md), so the
+ * RMA in Open MPI 5.0.7 never reports a failed target (docs/facts.md), so the
  * store keeps a communicator that carries no data, with one receive from
  * MPI_ANY_SOURCE posted on it.  ULFM completes that receive with
  * MPIX_ERR_PROC_FAILED_PENDING when any member dies, or MPIX_ERR_REVOKED

@@ -68,7 +68,7 @@ typedef enum kv_backend {
     KV_BACKEND_CREATE = 1     /* MPI_Win_create over malloc'd memory: osc/rdma */
 } kv_backend;
 
-/* Recovery variants (see DESIGN.md); all report the same phases. */
+/* Recovery variants (see docs/design.md); all report the same phases. */
 typedef enum kv_variant {
     KV_VARIANT_NONE = 0,              /* r = 1, no detection: failure-free baseline */
     KV_VARIANT_RECREATE_COPY = 1,     /* new windows, local data copied in, old abandoned */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """campaign.py -- expand, run and track experiment campaigns.
 
-A campaign file (format in experiments/CAMPAIGNS.md) lists a sweep; it
+A campaign file (format in docs/formats.md) lists a sweep; it
 expands to runs with stable identifiers (derived from their parameters), so
 a rerun skips runs that finished and retries the others.  Commands:
 

@@ -1,6 +1,10 @@
 /*
  * cfgfile.h -- the parser of the benchmark driver's config file.
  *
+ * Campaign files are the same dialect: experiments/campaign/cfgfile.py is
+ * a port of this parser (tests/scripts/test_cfg_dialect.sh compares the
+ * two), and docs/formats.md describes the format for users.
+ *
  * Reads the text line by line and hands each `name = value` entry to a
  * callback, which knows the names and may refuse an entry; the parser
  * knows only the syntax.  Errors stop the parse and read `FILE:LINE:

@@ -4,9 +4,9 @@
  * Every setting has a dotted name: workload.NAME (workload.h's
  * wl_params_set names), driver.NAME (below) and BACKEND.NAME for each
  * backend of the table below (store.NAME: kvstore's kv_config_set names;
- * redis.NAME: backends/redis.c).  A config file (format in cfgfile.h: `[store]` sections and
- * `name = value` lines) is read first, then name=value arguments override
- * it in order.  Every unknown or malformed entry is an error that names the
+ * redis.NAME: backends/redis.c).  A config file (format in cfgfile.h and
+ * docs/formats.md: `[store]` sections and `name = value` lines) is read
+ * first, then name=value arguments override it in order.  Every unknown or malformed entry is an error that names the
  * file and line, or the argument.
  */
 #include <stdlib.h>

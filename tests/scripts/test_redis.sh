@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_redis.sh -- the driver's Redis backend against real servers (issue #9).
+# test_redis.sh -- the driver's Redis backend against real servers.
 #
 # Every Redis here is started by experiments/bench/redis_harness.sh on free
 # loopback ports.  Pass rules:
