@@ -34,7 +34,7 @@ void kv_config_default(kv_config *cfg) {
 }
 
 int kv_config_check(const kv_config *c, char *msg, size_t len) {
-#define BAD(...) do { kv_set_msg(msg, len, __VA_ARGS__); return KV_ERR_CONFIG; } while (0)
+#define BAD(...) do { kvu_fail(msg, len, __VA_ARGS__); return KV_ERR_CONFIG; } while (0)
     if (!c) BAD("configuration is NULL");
     if (c->replicas < 1 || c->replicas > 16) BAD("replicas must be 1..16, not %d", c->replicas);
     if (c->slots_per_rank < 1 || c->slots_per_rank > (1u << 31))
@@ -69,34 +69,13 @@ int kv_config_check(const kv_config *c, char *msg, size_t len) {
 #undef BAD
 }
 
-static int parse_long(const char *v, long long lo, long long hi, long long *out) {
-    char *end;
-    errno = 0;
-    long long x = strtoll(v, &end, 10);
-    if (errno || end == v) return -1;
-    /* accept k/M/G suffixes for sizes (a product that overflows is out of range) */
-    long long mult = 1;
-    if (*end == 'k' || *end == 'K') mult = 1024;
-    else if (*end == 'M') mult = 1024 * 1024;
-    else if (*end == 'G') mult = 1024LL * 1024 * 1024;
-    if (mult > 1) {
-        if (x > LLONG_MAX / mult || x < LLONG_MIN / mult) return -1;
-        x *= mult;
-        end++;
-    }
-    while (isspace((unsigned char)*end)) end++;
-    if (*end || x < lo || x > hi) return -1;
-    *out = x;
-    return 0;
-}
-
 int kv_config_set(kv_config *c, const char *name, const char *value, char *msg, size_t len) {
     long long x;
-    if (!c || !name || !value) { kv_set_msg(msg, len, "missing name or value"); return KV_ERR_CONFIG; }
+    if (!c || !name || !value) { kvu_fail(msg, len, "missing name or value"); return KV_ERR_CONFIG; }
 #define INTF(field, lo, hi)                                                             \
     if (strcmp(name, #field) == 0) {                                                    \
-        if (parse_long(value, lo, hi, &x)) {                                            \
-            kv_set_msg(msg, len, "%s: '%s' is not an integer in %lld..%lld", name, value, \
+        if (kvu_parse_ll(value, lo, hi, true, &x)) {                                            \
+            kvu_fail(msg, len, "%s: '%s' is not an integer in %lld..%lld", name, value, \
                        (long long)(lo), (long long)(hi));                               \
             return KV_ERR_CONFIG;                                                       \
         }                                                                               \
@@ -116,7 +95,7 @@ int kv_config_set(kv_config *c, const char *name, const char *value, char *msg, 
         char *end;
         double d = strtod(value, &end);
         if (end == value || *end || !(d > 0)) {
-            kv_set_msg(msg, len, "lock_timeout_ms: '%s' is not a positive number", value);
+            kvu_fail(msg, len, "lock_timeout_ms: '%s' is not a positive number", value);
             return KV_ERR_CONFIG;
         }
         c->lock_timeout_ms = d;
@@ -124,7 +103,7 @@ int kv_config_set(kv_config *c, const char *name, const char *value, char *msg, 
     }
     if (strcmp(name, "checkpoint_dir") == 0) {
         if (strlen(value) >= sizeof c->checkpoint_dir) {
-            kv_set_msg(msg, len, "checkpoint_dir: longer than %zu characters",
+            kvu_fail(msg, len, "checkpoint_dir: longer than %zu characters",
                        sizeof c->checkpoint_dir - 1);
             return KV_ERR_CONFIG;
         }
@@ -134,7 +113,7 @@ int kv_config_set(kv_config *c, const char *name, const char *value, char *msg, 
     if (strcmp(name, "variant") == 0) {
         int v = kv_variant_from_name(value);
         if (v < 0) {
-            kv_set_msg(msg, len, "variant: unknown variant '%s' (known: none, recreate-copy, "
+            kvu_fail(msg, len, "variant: unknown variant '%s' (known: none, recreate-copy, "
                        "recreate-inplace, recreate-free, spare, proposed, checkpoint-restart)", value);
             return KV_ERR_CONFIG;
         }
@@ -144,13 +123,13 @@ int kv_config_set(kv_config *c, const char *name, const char *value, char *msg, 
     if (strcmp(name, "backend") == 0) {
         int b = kv_backend_from_name(value);
         if (b < 0) {
-            kv_set_msg(msg, len, "backend: unknown backend '%s' (known: allocate, create)", value);
+            kvu_fail(msg, len, "backend: unknown backend '%s' (known: allocate, create)", value);
             return KV_ERR_CONFIG;
         }
         c->backend = b;
         return KV_OK;
     }
-    kv_set_msg(msg, len, "unknown store setting '%s'", name);
+    kvu_fail(msg, len, "unknown store setting '%s'", name);
     return KV_ERR_CONFIG;
 }
 
@@ -167,7 +146,7 @@ int kv_config_from_env(kv_config *c, char *msg, size_t len) {
         char sub[200];
         int rc = kv_config_set(c, names[i], v, sub, sizeof sub);
         if (rc) {
-            kv_set_msg(msg, len, "%s: %s", env, sub);
+            kvu_fail(msg, len, "%s: %s", env, sub);
             return rc;
         }
     }

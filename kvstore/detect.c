@@ -22,7 +22,6 @@
 #include <mpi-ext.h>
 #include <time.h>
 
-#define KVW_TAG 4242
 /* How long an RMA error that is not a ULFM error waits for a failure to
  * become known before it counts as a genuine MPI error (kvw_rma_status). */
 #define KVW_RMA_GRACE_MS 2000

@@ -12,6 +12,7 @@
 #define KV_INTERNAL_H
 
 #include "kvstore.h"
+#include "kv_util.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -163,6 +164,12 @@ struct kv_store {
     bool trace;             /* KV_TRACE set: recovery steps to stderr */
 };
 
+/* The slots a key may occupy from its home on: max_probe of them, or the
+ * whole table when it is smaller (ops.c, rereplicate.c). */
+static inline uint32_t kvs_probes(const kv_store *s) {
+    return (uint32_t)s->cfg.max_probe < s->nslots ? (uint32_t)s->cfg.max_probe : (uint32_t)s->nslots;
+}
+
 /* Recovery tracing (environment KV_TRACE=1), one line per step. */
 #define KVR_TRACE(s, ...)                                                      \
     do {                                                                       \
@@ -179,7 +186,9 @@ int kvo_map_ranks(kv_store *s);
 /* Set s->shm for the current window (see struct kv_store). */
 void kvo_map_shm(kv_store *s);
 
-/* detect.c */
+/* detect.c.  KVW_TAG: the tag of the watchdog's messages (its pending
+ * receive, and the close signal member 0 sends idle spares). */
+#define KVW_TAG 4242
 int kvw_start(kv_store *s);
 void kvw_stop(kv_store *s);
 /* Test the watchdog; true when a failure is pending. Cheap. */
@@ -257,9 +266,5 @@ int kvc_load_image(kv_store *s, const unsigned char *img, size_t len, long long 
 /* sde.c */
 void kv_sde_init(kv_store *s);
 void kv_sde_fini(kv_store *s);
-
-/* status.c */
-void kv_set_msg(char *msg, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 #endif /* KV_INTERNAL_H */

@@ -3,7 +3,6 @@
  */
 #include "kv_internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -63,12 +62,4 @@ double kv_wtime(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-void kv_set_msg(char *msg, size_t len, const char *fmt, ...) {
-    if (!msg || !len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, len, fmt, ap);
-    va_end(ap);
 }

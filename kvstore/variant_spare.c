@@ -44,5 +44,5 @@ void kvr_release_spares(kv_store *s) {
     if (s->rank != 0) return;
     int msg = 1;
     for (int i = 0; i < s->all_size; i++)
-        if (s->all_ids[i] < 0) MPI_Send(&msg, 1, MPI_INT, i, 4242, s->watch);
+        if (s->all_ids[i] < 0) MPI_Send(&msg, 1, MPI_INT, i, KVW_TAG, s->watch);
 }

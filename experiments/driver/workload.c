@@ -13,10 +13,11 @@
  */
 #include "workload.h"
 
+#include "kv_util.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,63 +25,26 @@
 
 /* ---- helpers, PRNG, hashes ------------------------------------------------ */
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-/* splitmix64 step (Steele, Lea, Flood): state advance and output mix. */
-static uint64_t splitmix64(uint64_t *x) {
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* A stateless 64-bit mix of a and b, for seeds derived from several inputs. */
 static uint64_t mix2(uint64_t a, uint64_t b) {
     uint64_t x = a;
-    x = splitmix64(&x) ^ b;
-    return splitmix64(&x);
+    x = kvu_splitmix64(&x) ^ b;
+    return kvu_splitmix64(&x);
 }
 
-typedef struct rng { uint64_t s[4]; } rng;
-
-static void rng_seed(rng *r, uint64_t seed) {
-    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-/* xoshiro256** (Blackman and Vigna). */
-static uint64_t rng_next(rng *r) {
-    uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return out;
-}
+typedef kvu_rng rng;  /* kv_util.h's xoshiro256** */
 
 /* Uniform in [0, 1) with 53 random bits. */
-static double rng_u01(rng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
+static double rng_u01(rng *r) { return (double)(kvu_rng_next(r) >> 11) * 0x1.0p-53; }
 
 __extension__ typedef unsigned __int128 u128;
 
 /* Uniform in [0, n), n > 0, without modulo bias (Lemire's multiply-shift). */
 static uint64_t rng_below(rng *r, uint64_t n) {
-    u128 m = (u128)rng_next(r) * n;
+    u128 m = (u128)kvu_rng_next(r) * n;
     if ((uint64_t)m < n) {
         uint64_t floor = -n % n;
-        while ((uint64_t)m < floor) m = (u128)rng_next(r) * n;
+        while ((uint64_t)m < floor) m = (u128)kvu_rng_next(r) * n;
     }
     return (uint64_t)(m >> 64);
 }
@@ -203,7 +167,7 @@ static uint64_t value_state(uint64_t seed, uint64_t record, uint64_t version) {
  * as long as every n but the last is a multiple of 8. */
 static void stream_fill(uint64_t *s, unsigned char *buf, size_t n) {
     for (size_t i = 0; i < n; i += 8) {
-        uint64_t w = splitmix64(s);
+        uint64_t w = kvu_splitmix64(s);
         for (size_t j = 0; j < 8 && i + j < n; j++) buf[i + j] = (unsigned char)(w >> (8 * j));
     }
 }
@@ -263,7 +227,7 @@ int wl_preset(wl_params *p, const char *name, char *err, size_t errlen) {
             snprintf(p->name, sizeof p->name, "%c", presets[i].name);
             return 0;
         }
-    return fail(err, errlen, "unknown workload '%s' (YCSB core workloads are a to f)",
+    return kvu_fail(err, errlen, "unknown workload '%s' (YCSB core workloads are a to f)",
                 name ? name : "(null)");
 }
 
@@ -287,15 +251,6 @@ static int parse_u64(const char *s, uint64_t *out) {
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || *end) return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_double(const char *s, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v)) return -1;
     *out = v;
     return 0;
 }
@@ -324,7 +279,7 @@ static int set_dist(wl_params *p, const char *v, char *err, size_t n) {
             p->dist = (wl_dist)d;
             return 0;
         }
-    return fail(err, n, "distribution: unknown distribution '%s' (uniform, zipfian, "
+    return kvu_fail(err, n, "distribution: unknown distribution '%s' (uniform, zipfian, "
                 "zipfian_plain, latest, hotspot)", v);
 }
 
@@ -371,21 +326,21 @@ static int apply(wl_params *p, const struct setting *s, const char *v, char *err
         return set_dist(p, v, err, n);
     case F_COUNT:
         if (parse_u64(v, &u))
-            return fail(err, n, "%s: '%s' is not a whole number >= 0", s->name, v);
+            return kvu_fail(err, n, "%s: '%s' is not a whole number >= 0", s->name, v);
         *(uint64_t *)(base + s->at) = u;
         return 0;
     case F_REAL:
-        if (parse_double(v, &d)) return fail(err, n, "%s: '%s' is not a number", s->name, v);
+        if (kvu_parse_double(v, &d)) return kvu_fail(err, n, "%s: '%s' is not a number", s->name, v);
         *(double *)(base + s->at) = d;
         return 0;
     case F_INT:
         if (parse_range(v, &lo, &hi) || strstr(v, "..") || lo < -1000000 || lo > 1000000)
-            return fail(err, n, "%s: '%s' is not an integer", s->name, v);
+            return kvu_fail(err, n, "%s: '%s' is not an integer", s->name, v);
         *(int *)(base + s->at) = (int)lo;
         return 0;
     default:
         if (parse_range(v, &lo, &hi))
-            return fail(err, n, "%s: '%s' is neither N nor MIN..MAX", s->name, v);
+            return kvu_fail(err, n, "%s: '%s' is neither N nor MIN..MAX", s->name, v);
         *(int64_t *)(base + s->at) = lo;
         *(int64_t *)(base + s->at2) = hi;
         return 0;
@@ -393,50 +348,50 @@ static int apply(wl_params *p, const struct setting *s, const char *v, char *err
 }
 
 int wl_params_set(wl_params *p, const char *name, const char *value, char *err, size_t errlen) {
-    if (!name || !value) return fail(err, errlen, "workload setting: missing name or value");
+    if (!name || !value) return kvu_fail(err, errlen, "workload setting: missing name or value");
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
         if (strcmp(name, settings[i].name) != 0) continue;
         if (apply(p, &settings[i], value, err, errlen)) return -1;
         if (settings[i].custom) snprintf(p->name, sizeof p->name, "custom");
         return 0;
     }
-    return fail(err, errlen, "unknown workload setting '%s'", name);
+    return kvu_fail(err, errlen, "unknown workload setting '%s'", name);
 }
 
 static int check_mix(const wl_params *p, char *err, size_t n) {
     double sum = 0;
     for (int k = 0; k < WL_NKINDS; k++) {
         if (!(p->proportion[k] >= 0 && p->proportion[k] <= 1))
-            return fail(err, n, "proportion %s must be in [0, 1], not %g", kind_names[k],
+            return kvu_fail(err, n, "proportion %s must be in [0, 1], not %g", kind_names[k],
                         p->proportion[k]);
         sum += p->proportion[k];
     }
     if (fabs(sum - 1) > WL_PROPORTION_SLACK)
-        return fail(err, n, "proportions read+update+insert+scan+rmw sum to %.9g, not 1", sum);
+        return kvu_fail(err, n, "proportions read+update+insert+scan+rmw sum to %.9g, not 1", sum);
     return 0;
 }
 
 static int check_sizes(const wl_params *p, char *err, size_t n) {
     if (p->key_bytes < WL_KEY_MIN || p->key_bytes > WL_KEY_MAX)
-        return fail(err, n, "key_bytes must be %d..%d, not %d", WL_KEY_MIN, WL_KEY_MAX,
+        return kvu_fail(err, n, "key_bytes must be %d..%d, not %d", WL_KEY_MIN, WL_KEY_MAX,
                     p->key_bytes);
     if (p->value_min < 0 || p->value_max < 0)
-        return fail(err, n, "value_bytes must not be negative (%lld..%lld)",
+        return kvu_fail(err, n, "value_bytes must not be negative (%lld..%lld)",
                     (long long)p->value_min, (long long)p->value_max);
     if (p->value_max < p->value_min)
-        return fail(err, n, "value_bytes minimum %lld is above its maximum %lld",
+        return kvu_fail(err, n, "value_bytes minimum %lld is above its maximum %lld",
                     (long long)p->value_min, (long long)p->value_max);
     if (p->value_max > WL_VALUE_MAX)
-        return fail(err, n, "value_bytes maximum %lld is over the limit %u",
+        return kvu_fail(err, n, "value_bytes maximum %lld is over the limit %u",
                     (long long)p->value_max, WL_VALUE_MAX);
     if (p->scan_min < 1)
-        return fail(err, n, "scan_length minimum must be at least 1, not %lld",
+        return kvu_fail(err, n, "scan_length minimum must be at least 1, not %lld",
                     (long long)p->scan_min);
     if (p->scan_max < p->scan_min)
-        return fail(err, n, "scan_length minimum %lld is above its maximum %lld",
+        return kvu_fail(err, n, "scan_length minimum %lld is above its maximum %lld",
                     (long long)p->scan_min, (long long)p->scan_max);
     if (p->scan_max > UINT32_MAX)
-        return fail(err, n, "scan_length maximum %lld is too large", (long long)p->scan_max);
+        return kvu_fail(err, n, "scan_length maximum %lld is too large", (long long)p->scan_max);
     return 0;
 }
 
@@ -445,35 +400,35 @@ static int check_key_room(const wl_params *p, uint64_t need, const char *what, c
                           size_t n) {
     int d = key_digits(p->key_bytes);
     if (need > pow10u(d))
-        return fail(err, n, "key_bytes %d leaves %d digits, too few for %s (%llu record numbers)",
+        return kvu_fail(err, n, "key_bytes %d leaves %d digits, too few for %s (%llu record numbers)",
                     p->key_bytes, d, what, (unsigned long long)need);
     return 0;
 }
 
 static int check_choice(const wl_params *p, char *err, size_t n) {
     if ((unsigned)p->dist >= WL_NDISTS)
-        return fail(err, n, "distribution %d is not one of uniform, zipfian, zipfian_plain, "
+        return kvu_fail(err, n, "distribution %d is not one of uniform, zipfian, zipfian_plain, "
                     "latest, hotspot", (int)p->dist);
     if (!(p->zipf_theta > 0 && p->zipf_theta < 1))
-        return fail(err, n, "zipfian_constant must be in (0, 1), not %g", p->zipf_theta);
+        return kvu_fail(err, n, "zipfian_constant must be in (0, 1), not %g", p->zipf_theta);
     if (!(p->hot_data >= 0 && p->hot_data <= 1))
-        return fail(err, n, "hotspot_data_fraction must be in [0, 1], not %g", p->hot_data);
+        return kvu_fail(err, n, "hotspot_data_fraction must be in [0, 1], not %g", p->hot_data);
     if (!(p->hot_ops >= 0 && p->hot_ops <= 1))
-        return fail(err, n, "hotspot_ops_fraction must be in [0, 1], not %g", p->hot_ops);
+        return kvu_fail(err, n, "hotspot_ops_fraction must be in [0, 1], not %g", p->hot_ops);
     return 0;
 }
 
 int wl_params_check(const wl_params *p, char *err, size_t errlen) {
     if (p->records == 0)
-        return fail(err, errlen, "records must be at least 1: reads, updates and scans "
+        return kvu_fail(err, errlen, "records must be at least 1: reads, updates and scans "
                     "need loaded records");
     if (!(p->duration_s >= 0) || isinf(p->duration_s))
-        return fail(err, errlen, "duration_s must be a finite number >= 0, not %g",
+        return kvu_fail(err, errlen, "duration_s must be a finite number >= 0, not %g",
                     p->duration_s);
     if (p->operations == 0 && p->duration_s == 0)
-        return fail(err, errlen, "no end to the run: set operations or duration_s");
+        return kvu_fail(err, errlen, "no end to the run: set operations or duration_s");
     if (!(p->target_rate >= 0) || isinf(p->target_rate))
-        return fail(err, errlen, "target_rate_per_s must be a finite number >= 0 "
+        return kvu_fail(err, errlen, "target_rate_per_s must be a finite number >= 0 "
                     "(0 = closed loop), not %g", p->target_rate);
     if (check_mix(p, err, errlen) || check_choice(p, err, errlen) ||
         check_sizes(p, err, errlen) || check_key_room(p, p->records, "records", err, errlen))
@@ -491,7 +446,7 @@ static uint64_t max_rank_ops(const wl_params *p, int nranks) {
 
 int wl_params_check_ranks(const wl_params *p, int nranks, char *err, size_t errlen) {
     if (wl_params_check(p, err, errlen)) return -1;
-    if (nranks < 1) return fail(err, errlen, "nranks must be at least 1, not %d", nranks);
+    if (nranks < 1) return kvu_fail(err, errlen, "nranks must be at least 1, not %d", nranks);
     if (p->proportion[WL_INSERT] > 0 && p->operations > 0) {
         u128 top = (u128)max_rank_ops(p, nranks) * (unsigned)nranks;
         uint64_t need = top > UINT64_MAX ? UINT64_MAX : add_sat(p->records, (uint64_t)top);
@@ -532,7 +487,7 @@ wl_gen *wl_gen_new(const wl_params *p, int rank, int nranks) {
     g->p = *p;
     g->rank = rank;
     g->nranks = nranks;
-    rng_seed(&g->r, mix2(p->seed, (uint64_t)rank));
+    kvu_rng_seed(&g->r, mix2(p->seed, (uint64_t)rank));
     uint64_t n = (uint64_t)nranks;
     g->budget = p->operations / n + ((uint64_t)rank < p->operations % n);
     g->period = p->target_rate > 0 ? nranks / p->target_rate : 0;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "kv_util.h"
 #include "redis.h"
 
 #define LOAD_BATCH 64        /* SETs per pipelined load call */
@@ -44,17 +45,6 @@ static void redis_defaults(drv_settings *s) {
     r->wait_timeout_ms = 1000;
     r->retry_s = 30;
     r->check_lost = 1;
-}
-
-static int get_long(const char *name, const char *v, long lo, long hi, long *out, char *err, size_t len) {
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || x < lo || x > hi) {
-        snprintf(err, len, "%s: '%s' is not a whole number in %ld..%ld", name, v, lo, hi);
-        return -1;
-    }
-    *out = x;
-    return 0;
 }
 
 /* Names go into JSON and command lines unquoted: a safe alphabet only. */
@@ -88,9 +78,11 @@ static int redis_set(drv_settings *s, const char *name, const char *v, char *err
         {"port", &r->port, 1, 65535}, {"wait_replicas", &r->wait_replicas, 0, 64},
         {"wait_timeout_ms", &r->wait_timeout_ms, 1, 600000}, {"check_lost", &r->check_lost, 0, 1}};
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
-        long x;
+        long long x;
         if (strcmp(name, ints[i].name)) continue;
-        if (get_long(name, v, ints[i].lo, ints[i].hi, &x, err, len)) return -1;
+        if (kvu_parse_ll(v, ints[i].lo, ints[i].hi, false, &x))
+            return kvu_fail(err, len, "%s: '%s' is not a whole number in %ld..%ld", name, v, ints[i].lo,
+                            ints[i].hi);
         *ints[i].dst = (int)x;
         return 0;
     }
