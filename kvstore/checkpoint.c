@@ -34,7 +34,7 @@ static int no_rebuild(kv_store *s) {
     return KV_ERR_UNSUPPORTED;
 }
 
-const kvr_variant_ops kvr_checkpoint = {"checkpoint-restart", false, no_rebuild, NULL, NULL};
+const kvr_variant_ops kvr_checkpoint = {false, no_rebuild, NULL, NULL};
 
 #define KVC_MAGIC "KVCKPT01"
 

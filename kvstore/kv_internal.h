@@ -6,7 +6,8 @@
  * the store's life) and current ranks, the local slot table exposed in an
  * RMA window, the watchdog used for failure detection, and the recovery
  * variant's function table.  Module prefixes: kvh_ hashing and placement,
- * kvs_ slot encoding, kvw_ watchdog, kvr_ recovery, kvo_ operations.
+ * kvs_ slot encoding, kvw_ watchdog, kvr_ recovery, kvo_ operations and
+ * windows (window.c), kvc_ checkpoints, kvp_ PAPI counters, kvu_ helpers.
  */
 #ifndef KV_INTERNAL_H
 #define KV_INTERNAL_H
@@ -79,7 +80,6 @@ void kvh_place(uint64_t kh, const int *ids, int n, int r, int *out);
  * A recovery variant rebuilds the windows after the communicator shrank.
  * All variants share the rest of recovery (recover.c).  */
 typedef struct kvr_variant_ops {
-    const char *name;
     bool detects;  /* false: no failure detection, no recovery (variant none) */
     /* Make s->win a window on s->comm over the current table (s->base). */
     int (*rebuild)(kv_store *s);
@@ -102,10 +102,10 @@ int kvr_rebuild_copy(kv_store *s);
  * KV_ERR_UNSUPPORTED when this MPI lacks it. */
 int kvr_proposed_enable(void);
 
-typedef struct kv_abandoned {
+typedef struct kvo_abandoned {
     MPI_Win win;
     void *mem;       /* malloc'd table of a KV_BACKEND_CREATE window, or NULL */
-} kv_abandoned;
+} kvo_abandoned;
 
 /* ---------------------------------------------------------------- store -- */
 struct kv_store {
@@ -140,7 +140,7 @@ struct kv_store {
     bool one_node;        /* every rank of `all` shared one node at open */
     uint64_t write_seq;   /* writes started here */
     uint64_t lock_word;   /* KVS_LOCK_WORD of the write in progress here */
-    kv_abandoned *abandoned;
+    kvo_abandoned *abandoned;
     int nabandoned, cabandoned;
 
     unsigned char *buf;   /* scratch slot image for gets */
@@ -160,7 +160,6 @@ struct kv_store {
     kv_stats st;
     kv_recovery_times *rec;
     int nrec, crec;
-    void *sde;              /* PAPI SDE handle */
     bool trace;             /* KV_TRACE set: recovery steps to stderr */
 };
 
@@ -177,7 +176,7 @@ static inline uint32_t kvs_probes(const kv_store *s) {
     } while (0)
 void kvr_trace(const kv_store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* store.c */
+/* window.c */
 /* A window over a fresh table; zeroed unless the caller overwrites it all. */
 int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **base, MPI_Win *win,
                     bool *malloced, bool zero);
@@ -263,8 +262,8 @@ void kvr_release_spares(kv_store *s);
 int kvc_load_image(kv_store *s, const unsigned char *img, size_t len, long long number,
                    long long *pairs);
 
-/* sde.c */
-void kv_sde_init(kv_store *s);
-void kv_sde_fini(kv_store *s);
+/* sde.c: the counters of the store opened last, exported through PAPI SDE. */
+void kvp_sde_init(kv_store *s);
+void kvp_sde_fini(kv_store *s);
 
 #endif /* KV_INTERNAL_H */

@@ -54,7 +54,7 @@ enum kv_status {
     KV_ERR_INTERRUPTED = -11,      /* a rank failed during the call; recovery is done: retry */
     KV_ERR_BUSY = -12,             /* a slot stayed locked by a live writer past lock_timeout_ms */
     KV_ERR_CORRUPT = -13,          /* no intact copy could be read within read_retries */
-    KV_ERR_LOST = -14,             /* every replica of the key failed (more than replicas-1 failures) */
+                                   /* -14: unused */
     KV_ERR_NOT_COUNTER = -15,      /* fetch_add on a value that is not 8 bytes */
     KV_ERR_UNSUPPORTED = -16,      /* variant or feature not available in this build */
     KV_ERR_SPARE = -17,            /* called on a spare rank that holds no role yet */

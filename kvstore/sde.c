@@ -44,7 +44,7 @@ static long long sde_read(void *param) {
     return *(const long long *)(const void *)((const char *)&sde_owner->st + sde_counters[i].off);
 }
 
-void kv_sde_init(kv_store *s) {
+void kvp_sde_init(kv_store *s) {
     if (!sde_handle) {
         sde_handle = papi_sde_init("kvstore");
         for (size_t i = 0; sde_handle && i < NCOUNTERS; i++) {
@@ -54,10 +54,8 @@ void kv_sde_init(kv_store *s) {
         }
     }
     sde_owner = s;
-    s->sde = sde_handle;
 }
 
-void kv_sde_fini(kv_store *s) {
+void kvp_sde_fini(kv_store *s) {
     if (sde_owner == s) sde_owner = NULL;
-    s->sde = NULL;
 }

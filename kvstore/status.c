@@ -23,7 +23,6 @@ const char *kv_strerror(int status) {
     case KV_ERR_INTERRUPTED: return "interrupted by a process failure; the store recovered: retry";
     case KV_ERR_BUSY: return "slot locked by a live writer for longer than lock_timeout_ms";
     case KV_ERR_CORRUPT: return "no intact copy could be read (or a checkpoint file failed its checks)";
-    case KV_ERR_LOST: return "every replica of the key has failed";
     case KV_ERR_NOT_COUNTER: return "stored value is not an 8-byte counter";
     case KV_ERR_UNSUPPORTED: return "variant or feature not supported by this build";
     case KV_ERR_SPARE: return "this rank is an idle spare";

@@ -12,4 +12,4 @@ static int none_rebuild(kv_store *s) {
     return KV_ERR_UNSUPPORTED;
 }
 
-const kvr_variant_ops kvr_none = {"none", false, none_rebuild, NULL, NULL};
+const kvr_variant_ops kvr_none = {false, none_rebuild, NULL, NULL};

@@ -47,7 +47,7 @@ static void revoke_window(kv_store *s) {
  * MPI_Win_free completes without the dead. */
 static int proposed_rebuild(kv_store *s) { return kvr_rebuild_copy_then(s, true); }
 
-const kvr_variant_ops kvr_proposed = {"proposed", true, proposed_rebuild, window_failed,
+const kvr_variant_ops kvr_proposed = {true, proposed_rebuild, window_failed,
                                       revoke_window};
 #endif
 

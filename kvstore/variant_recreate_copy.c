@@ -33,4 +33,4 @@ int kvr_rebuild_copy_then(kv_store *s, bool free_old) {
 
 int kvr_rebuild_copy(kv_store *s) { return kvr_rebuild_copy_then(s, false); }
 
-const kvr_variant_ops kvr_recreate_copy = {"recreate-copy", true, kvr_rebuild_copy, NULL, NULL};
+const kvr_variant_ops kvr_recreate_copy = {true, kvr_rebuild_copy, NULL, NULL};

@@ -40,4 +40,4 @@ static int free_rebuild(kv_store *s) {
     return KV_OK;
 }
 
-const kvr_variant_ops kvr_recreate_free = {"recreate-free", true, free_rebuild, NULL, NULL};
+const kvr_variant_ops kvr_recreate_free = {true, free_rebuild, NULL, NULL};

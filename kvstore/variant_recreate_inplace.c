@@ -23,4 +23,4 @@ static int inplace_rebuild(kv_store *s) {
     return KV_OK;
 }
 
-const kvr_variant_ops kvr_recreate_inplace = {"recreate-inplace", true, inplace_rebuild, NULL, NULL};
+const kvr_variant_ops kvr_recreate_inplace = {true, inplace_rebuild, NULL, NULL};

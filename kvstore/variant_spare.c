@@ -20,7 +20,7 @@ static int spare_rebuild(kv_store *s) {
     return kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced, true);
 }
 
-const kvr_variant_ops kvr_spare = {"spare", true, spare_rebuild, NULL, NULL};
+const kvr_variant_ops kvr_spare = {true, spare_rebuild, NULL, NULL};
 
 int kv_spare_wait(kv_store *s) {
     if (!s) return KV_ERR_ARG;
