@@ -33,8 +33,10 @@ const char *kv_strerror(int status) {
 }
 
 static const char *const variant_names[KV_VARIANT_COUNT_] = {
-    "none", "recreate-copy", "recreate-inplace", "recreate-free",
-    "spare", "proposed", "checkpoint-restart"};
+#define VARIANT_NAME_(id, name) [KV_VARIANT_##id] = name,
+    KV_VARIANTS(VARIANT_NAME_)
+#undef VARIANT_NAME_
+};
 
 const char *kv_variant_name(kv_variant v) {
     return (v >= 0 && v < KV_VARIANT_COUNT_) ? variant_names[v] : "unknown";

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "kv_util.h"
 #include "revision.h"  /* KV_GIT_REVISION: written by the Makefile */
 
 
@@ -225,21 +226,28 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, kv_store *kv, i
     gathered_free(&g);
 }
 
-/* kv_stats is 17 long long counters, in this order. */
+/* The store's counters, by kvstore.h's list: names, and values of one kv_stats. */
 static const char *const stat_names[] = {
-    "puts", "gets", "deletes", "fetch_adds", "get_misses", "read_retries", "replica_fallbacks",
-    "lock_waits", "bytes_put", "bytes_got", "polls", "recoveries", "pairs_restored",
-    "windows_abandoned", "locks_broken", "restore_full", "checkpoints"};
+#define STAT_NAME_(f, what) #f,
+    KV_STATS(STAT_NAME_)
+#undef STAT_NAME_
+};
 enum { NSTAT = sizeof stat_names / sizeof stat_names[0], PAPI_FIELDS = 5 + 2 * NSTAT };
 
+static void stat_values(const kv_stats *st, long long out[NSTAT]) {
+    int i = 0;
+#define STAT_VALUE_(f, what) out[i++] = st->f;
+    KV_STATS(STAT_VALUE_)
+#undef STAT_VALUE_
+}
+
 static void write_papi(MPI_Comm comm, const drv_settings *s, drv_rank *m, int me) {
-    _Static_assert(sizeof(kv_stats) == NSTAT * sizeof(long long), "kv_stats layout");
     int size, wr;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &wr);
-    long long mine[PAPI_FIELDS], *all = NULL;
-    const long long *ld = (const long long *)(const void *)&m->after_load;
-    const long long *rn = (const long long *)(const void *)&m->after_run;
+    long long mine[PAPI_FIELDS], *all = NULL, ld[NSTAT], rn[NSTAT];
+    stat_values(&m->after_load, ld);
+    stat_values(&m->after_run, rn);
     mine[0] = wr;
     mine[1] = m->papi_load[0]; mine[2] = m->papi_load[1];
     mine[3] = m->papi_run[0]; mine[4] = m->papi_run[1];
@@ -272,13 +280,33 @@ static void write_papi(MPI_Comm comm, const drv_settings *s, drv_rank *m, int me
     free(all);
 }
 
-static void json_str(FILE *f, const char *k, const char *v, int comma) {
-    fprintf(f, "  \"%s\": \"", k);
+/* "k": "v" with v escaped, then `after`. */
+static void json_text(FILE *f, const char *k, const char *v, const char *after) {
+    fprintf(f, "\"%s\": \"", k);
     for (; *v; v++) {
         if (*v == '"' || *v == '\\') fputc('\\', f);
         if ((unsigned char)*v >= 0x20) fputc(*v, f);
     }
-    fprintf(f, "\"%s\n", comma ? "," : "");
+    fprintf(f, "\"%s", after);
+}
+
+/* One line of meta.json's top level. */
+static void json_str(FILE *f, const char *k, const char *v, int comma) {
+    fputs("  ", f);
+    json_text(f, k, v, comma ? ",\n" : "\n");
+}
+
+/* "config": every store setting (kvstore's list) and the driver's own. */
+static void write_config(FILE *f, const kv_config *c, const drv_settings *s) {
+    fprintf(f, "  \"config\": {");
+    char v[300];
+    double d;
+    for (int i = 0; kv_config_name(i); i++) {
+        kv_config_get(c, kv_config_name(i), v, sizeof v);
+        if (kvu_parse_double(v, &d) == 0) fprintf(f, "\"%s\": %s, ", kv_config_name(i), v);
+        else json_text(f, kv_config_name(i), v, ", ");
+    }
+    fprintf(f, "\"bin_s\": %g, \"verify\": %d},\n", s->bin_s, s->verify);
 }
 
 typedef struct drv_totals {
@@ -336,13 +364,7 @@ static void write_meta(const drv_ctx *x, double t0, double t1, const char *statu
     fprintf(f, "  \"survivors\": %d,\n  \"recoveries\": %d,\n", survivors(x), kv_recovery_count(x->kv));
     fprintf(f, "  \"operations_done\": %lld,\n  \"failed_ops\": %lld,\n  \"retried_ops\": %lld,\n"
                "  \"verify_errors\": %lld,\n", t->ops, t->failed, t->retried, t->verify_errors);
-    fprintf(f, "  \"config\": {\"replicas\": %d, \"slots_per_rank\": %zu, \"max_key\": %zu, "
-               "\"max_value\": %zu, \"backend\": \"%s\", \"variant\": \"%s\", \"spares\": %d, "
-               "\"poll_interval\": %d, \"max_probe\": %d, \"read_retries\": %d, "
-               "\"lock_timeout_ms\": %g, \"bin_s\": %g, \"verify\": %d},\n",
-            c->replicas, c->slots_per_rank, c->max_key, c->max_value, kv_backend_name(c->backend),
-            kv_variant_name(c->variant), c->spares, c->poll_interval, c->max_probe, c->read_retries,
-            c->lock_timeout_ms, s->bin_s, s->verify);
+    write_config(f, c, s);
     if (x->be->meta) x->be->meta(f, s);
     json_str(f, "papi_hw", m->papi_reason[0] ? m->papi_reason : "available", 0);
     fprintf(f, "}\n");

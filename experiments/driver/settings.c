@@ -15,12 +15,21 @@
 #include "backend.h"
 #include "cfgfile.h"
 
+/* "  store.NAME     replicas, ..." from kvstore's list of settings. */
+static void usage_store(FILE *f) {
+    int col = fprintf(f, "  store.NAME    ");
+    for (int i = 0; kv_config_name(i); i++) {
+        const char *n = kv_config_name(i);
+        if (col + (int)strlen(n) + 2 > 78) col = fprintf(f, "\n                ");
+        col += fprintf(f, " %s%s", n, kv_config_name(i + 1) ? "," : "");
+    }
+    fputs(" (see kvstore/kvstore.h)\n", f);
+}
+
 void drv_usage(FILE *f) {
-    fputs("usage: kv_driver [--config FILE] [SECTION.NAME=VALUE ...]\n"
-          "  store.NAME     replicas, slots_per_rank, max_key, max_value, backend,\n"
-          "                 variant, spares, poll_interval, max_probe, read_retries,\n"
-          "                 lock_timeout_ms (see kvstore/kvstore.h)\n"
-          "  workload.NAME  workload (a..f), records, operations, duration_s, read,\n"
+    fputs("usage: kv_driver [--config FILE] [SECTION.NAME=VALUE ...]\n", f);
+    usage_store(f);
+    fputs("  workload.NAME  workload (a..f), records, operations, duration_s, read,\n"
           "                 update, insert, scan, rmw, distribution, key_bytes,\n"
           "                 value_bytes, scan_length, target_rate_per_s, seed\n"
           "                 (see experiments/driver/workload.h)\n"
