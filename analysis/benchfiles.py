@@ -32,3 +32,11 @@ def num(x):
         return float(x)
     except (TypeError, ValueError):
         return None
+
+
+def save(fig, out, name):
+    """Lay the figure out and write OUT/NAME.png; its path."""
+    fig.tight_layout()
+    path = os.path.join(out, f"{name}.png")
+    fig.savefig(path, dpi=110)
+    return path

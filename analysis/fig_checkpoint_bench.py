@@ -27,7 +27,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from benchfiles import directories, num, rows  # noqa: E402
+from benchfiles import directories, num, rows, save  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -106,9 +106,7 @@ def main():
     c.set_title("c. after a kill, 4 ranks")
     c.legend(fontsize=7)
 
-    fig.tight_layout()
-    path = os.path.join(out, "checkpoint.png")
-    fig.savefig(path, dpi=110)
+    path = save(fig, out, "checkpoint")
     print(f"wrote {path}: {len(cost)} cost, {len(ov)} overhead, "
           f"{sum(1 for r in ck if r['mode'] == 'restart')} restart rows; {len(rec)} recovery rows")
 

@@ -28,7 +28,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from benchfiles import directories, num, rows  # noqa: E402
+from benchfiles import directories, num, rows, save  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ["proposed", "recreate-copy", "recreate-free", "recreate-inplace", "spare"]
@@ -120,9 +120,7 @@ def main():
     ax[1][1].set_title("d. failure-free throughput (median of repetitions)")
     ax[1][1].legend(fontsize=8)
 
-    fig.tight_layout()
-    path = os.path.join(out, "proposed.png")
-    fig.savefig(path, dpi=110)
+    path = save(fig, out, "proposed")
     print(f"wrote {path}: {len(rec)} recovery runs, {len(soak)} osc/rdma soak runs, "
           f"{len(ov)} failure-free runs")
 

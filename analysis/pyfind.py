@@ -1,7 +1,7 @@
 """pyfind.py -- run a figure script with a python3 that has matplotlib.
 
 The python3 first on PATH may lack Debian's python3-matplotlib and
-python3-numpy (a pyenv shim, say, while /usr/bin/python3 has them).  A
+python3-numpy (a pyenv shim, say, while Debian's own python3 has them).  A
 figure script calls ensure() before it imports matplotlib: when the import
 fails, the script is run again, same arguments, with the next python3 on
 PATH that can import both, or it exits with a message saying what to

@@ -41,6 +41,22 @@ ycsb_point() {
   echo "${tput:-NA},${p50:-NA},${p99:-NA}"
 }
 
+# recovery_point VARIANT RANKS PAIRS REP FILE LINES: one run of
+# bench_recovery (one kill; it appends its row to FILE; variant spare gets
+# one rank more, its spare); prints the last LINES lines of its output and
+# returns kvrun's status (3: hung).
+recovery_point() {
+  local v=$1 n=$2 p=$3 rep=$4 f=$5 lines=$6 np=$2 sp=0 res st
+  [ "$v" = spare ] && np=$((n + 1)) sp=1
+  KV_KILL_LOG=$(mktemp); export KV_KILL_LOG
+  res=$("$ROOT/scripts/kvrun" -n "$np" --timeout "${RECOVERY_TIMEOUT:-300}" -- \
+        env KV_SPARES=$sp "$BIN/bench_recovery" "$v" allocate "$p" "$rep" "$f" 2>&1)
+  st=$?
+  grep -v '^\[rank\|^PASS' <<<"$res" | grep -v '^#' | tail -"$lines"
+  rm -f "$KV_KILL_LOG"
+  return $st
+}
+
 if want store-vs-raw; then
   f=$OUT/store-vs-raw.csv
   echo "operation,backend,ranks,value_bytes,store_us,raw_us,ratio" > "$f"
@@ -87,18 +103,11 @@ if want recovery; then
     for n in ${RANKS:-4 8 16}; do
       for v in ${VARIANTS:-recreate-copy recreate-inplace recreate-free spare}; do
         for rep in $(seq "${REP_FROM:-1}" "${REPS:-5}"); do  # REP_FROM: add repetitions later
-          np=$n; [ "$v" = spare ] && np=$((n + 1))
-          export KV_KILL_LOG=$(mktemp)
-          res=$("$ROOT/scripts/kvrun" -n "$np" --timeout "${RECOVERY_TIMEOUT:-300}" -- \
-                env KV_SPARES=$([ "$v" = spare ] && echo 1 || echo 0) \
-                "$BIN/bench_recovery" "$v" allocate "$p" "$rep" "$f" 2>&1)
-          st=$?
-          grep -v '^\[rank\|^PASS' <<<"$res" | grep -v '^#' | tail -2
-          if [ "$st" -eq 3 ]; then
+          recovery_point "$v" "$n" "$p" "$rep" "$f" 2
+          if [ $? -eq 3 ]; then
             echo "$v,allocate,$n,$p,$rep,,,,,,,,,,yes" >> "$f"
             echo "$v ranks=$n pairs=$p rep=$rep: HUNG"
           fi
-          rm -f "$KV_KILL_LOG"
         done
       done
     done
@@ -130,16 +139,12 @@ if want proposed; then  # variant proposed against the workarounds
     for n in ${RANKS:-4 8}; do
       for rep in $(seq 1 "${REPS:-5}"); do
         for v in proposed recreate-copy recreate-free; do
-          export KV_KILL_LOG=$(mktemp)
-          res=$("$ROOT/scripts/kvrun" -n "$n" --timeout "${RECOVERY_TIMEOUT:-300}" -- \
-                "$BIN/bench_recovery" "$v" allocate "$p" "$rep" "$f" 2>&1)
+          recovery_point "$v" "$n" "$p" "$rep" "$f" 1
           st=$?
-          grep -v '^\[rank\|^PASS' <<<"$res" | grep -v '^#' | tail -1
           if [ "$st" -ne 0 ] && ! grep -q "^$v,allocate,$n,$p,$rep," "$f"; then
             echo "$v,allocate,$n,$p,$rep,,,,,,,,,,yes" >> "$f"
             echo "$v ranks=$n pairs=$p rep=$rep: HUNG or failed (exit $st)"
           fi
-          rm -f "$KV_KILL_LOG"
         done
       done
     done
