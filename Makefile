@@ -4,78 +4,107 @@
 #   make          build the library, tools and tests
 #   make test     run every test; ends with "N passed, N failed[, N skipped]"
 #   make test-sanitize  the same suite on an ASan+UBSan build (build/sanitize)
-#   make fuzz     the libFuzzer targets of tests/fuzz, FUZZ_SECONDS each
+#   make fuzz     build the libFuzzer targets of tests/fuzz (build/fuzz) and
+#                 run each for FUZZ_SECONDS
 #   make run      the main job: a default experiment with a kill and recovery
 #   make bench    benchmarks; result files land in results/bench/
 #   make soak     randomised kill runs per variant and backend (hang counts)
+#   make report   rewrite the generated tables of docs/benchmarks.md and README.md
 #   make figures  DIR=results/CAMPAIGN: figures and summary table
 #   make install  PREFIX=/usr/local: header, libraries, kvstore.pc
 #
-# The MPI is the one scripts/deps.sh recorded in build/mpi.mk; make runs
-# deps by itself when that file is missing.
+# Every program is linked from object files; sources are found by
+# wildcard, one folder per part, so a new file needs no edit here.  Header
+# dependencies come from the compiler (-MMD).  The MPI is the one
+# scripts/deps.sh recorded in build/mpi.mk: `make deps` runs it, and so
+# does any target when that file is missing (and only then: editing
+# deps.sh does not make a plain `make` install packages or build MPI).
 
 PREFIX ?= /usr/local
-# Output directory; `make test-sanitize` builds into build/sanitize.  The
-# MPI record (build/mpi.mk) is shared by every output directory.
+# Output directory; `make test-sanitize` builds into build/sanitize and
+# `make fuzz` into build/fuzz.  The MPI record (build/mpi.mk) is shared.
 BUILD  ?= build
 CC_OPT ?= -O2 -g
-CFLAGS := $(CC_OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -Ikvstore
+CFLAGS := $(CC_OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP
 LDLIBS_KV := -lsde -lm
 
 .DEFAULT_GOAL := all
+ifeq ($(filter deps clean distclean,$(MAKECMDGOALS)),)
 -include build/mpi.mk
-build/mpi.mk: scripts/deps.sh
+endif
+build/mpi.mk:
 	bash scripts/deps.sh
 
 ifndef MPICC
 MPICC = $(error no MPI recorded: run 'make deps')
 endif
 
-KV_SRC  := $(wildcard kvstore/*.c)
-KV_OBJ  := $(KV_SRC:%.c=$(BUILD)/%.o)
-KV_HDR  := kvstore/kvstore.h kvstore/kv_internal.h
-LIB_A   := $(BUILD)/lib/libkvstore.a
-LIB_SO  := $(BUILD)/lib/libkvstore.so
+# ---- what is built from where ----------------------------------------------
+# obj(DIR...): the object of every .c file in those folders.
+obj = $(patsubst %.c,$(BUILD)/%.o,$(foreach d,$(1),$(wildcard $(d)/*.c)))
 
-INJ_SRC := $(filter-out injectors/kv_inject.c,$(wildcard injectors/*.c))
-INJ_OBJ := $(INJ_SRC:%.c=$(BUILD)/%.o)
-INJ_A   := $(BUILD)/lib/libkvinject.a
+KV_OBJ   := $(call obj,kvstore)
+INJ_OBJ  := $(filter-out %/kv_inject.o,$(call obj,injectors))
+DRV_OBJ  := $(filter-out %/kv_driver.o,$(call obj,experiments/driver experiments/driver/backends))
+LIB_A    := $(BUILD)/lib/libkvstore.a
+LIB_SO   := $(BUILD)/lib/libkvstore.so
+INJ_A    := $(BUILD)/lib/libkvinject.a
+DRV_A    := $(BUILD)/lib/libkvdriver.a
 
-# Workload, histogram and config-file modules shared by the driver and tests.
-EXP_SRC := $(wildcard experiments/workload.c experiments/histogram.c experiments/cfgfile.c)
-EXP_OBJ := $(EXP_SRC:%.c=$(BUILD)/%.o)
-EXP_A   := $(BUILD)/lib/libkvexp.a
+BENCH_BIN := $(patsubst experiments/bench/%.c,$(BUILD)/bin/%,$(wildcard experiments/bench/bench_*.c))
+UNIT_BIN  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/unit/test_*.c))
+MPIT_BIN  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/mpi/*.c))
+HIST_BIN  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/history/*.c))
+# The C half of the config-dialect comparison (tests/scripts/test_cfg_dialect.sh).
+DIAL_BIN  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/dialect/*.c))
+# The seed writer of the fuzz corpora is a plain program; the fuzz targets
+# are built by `make fuzz` only.
+SEED_BIN  := $(BUILD)/tests/fuzz/make_seeds
+FUZZ_BIN  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
+PROGRAMS  := $(BUILD)/bin/kv_driver $(BUILD)/bin/kv_inject $(BENCH_BIN)
+ALL_OBJ   := $(call obj,kvstore injectors experiments/driver experiments/driver/backends \
+                        experiments/bench tests/unit tests/mpi tests/history tests/dialect tests/fuzz)
 
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
-UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
-MPIT_SRC := $(wildcard tests/mpi/*.c)
-MPIT_BIN := $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
-# The recorded client of the history checker (tests/history).
-HIST_SRC := $(wildcard tests/history/*.c)
-HIST_BIN := $(HIST_SRC:tests/history/%.c=$(BUILD)/tests/history/%)
-BENCH_SRC := $(wildcard experiments/bench_*.c)
-BENCH_BIN := $(BENCH_SRC:experiments/%.c=$(BUILD)/bin/%)
-DRIVER_SRC := experiments/kv_driver.c experiments/driver_config.c experiments/driver_run.c experiments/driver_output.c \
-              experiments/driver_ckpt.c
-# The Redis backend of the driver (issue #9): hiredis from Debian's libhiredis-dev.
-DRIVER_SRC += experiments/driver_redis.c experiments/driver_redis_check.c experiments/redis_client.c
-DRIVER_BIN := $(BUILD)/bin/kv_driver
-$(DRIVER_BIN): experiments/driver_redis.h experiments/redis_client.h
-GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# Each folder sees its own headers and those of the parts below it.
+I_KV    := -Ikvstore
+I_INJ   := $(I_KV) -Iinjectors
+I_DRV   := $(I_INJ) -Iexperiments/driver -Iexperiments/driver/backends
+$(BUILD)/kvstore/%.o:          INC := $(I_KV)
+$(BUILD)/injectors/%.o:        INC := $(I_INJ)
+$(BUILD)/experiments/driver/%.o: INC := $(I_DRV) -I$(BUILD)/gen
+$(BUILD)/experiments/bench/%.o: INC := $(I_KV) -Iexperiments/driver -Itests/mpi
+$(BUILD)/tests/unit/%.o:       INC := $(I_DRV)
+$(BUILD)/tests/mpi/%.o:        INC := $(I_KV) -Itests/mpi
+$(BUILD)/tests/history/%.o:    INC := $(I_KV) -Itests/mpi
+$(BUILD)/tests/dialect/%.o:    INC := -Iexperiments/driver
+$(BUILD)/tests/fuzz/%.o:       INC := $(I_DRV) -Itests/fuzz
 
-.PHONY: all deps lib tests test test-sanitize fuzz run bench soak figures install clean distclean
-all: lib tests $(BENCH_BIN) $(DRIVER_BIN) $(if $(wildcard injectors/kv_inject.c),$(BUILD)/bin/kv_inject)
+.PHONY: all deps lib tests test test-sanitize fuzz fuzz-targets run bench soak report figures \
+        install clean distclean FORCE
+all: lib tests $(PROGRAMS)
 
 deps:
 	bash scripts/deps.sh
 
 lib: $(LIB_A) $(LIB_SO)
+tests: $(UNIT_BIN) $(MPIT_BIN) $(HIST_BIN) $(DIAL_BIN) $(SEED_BIN)
 
-$(BUILD)/kvstore/%.o: kvstore/%.c $(KV_HDR) build/mpi.mk
+$(BUILD)/%.o: %.c build/mpi.mk
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -c $< -o $@
+	$(MPICC) $(CFLAGS) $(INC) -c $< -o $@
+
+# The revision meta.json records, rewritten only when it changes.
+GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+$(BUILD)/gen/revision.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define KV_GIT_REVISION "$(GIT_REV)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/experiments/driver/output.o: $(BUILD)/gen/revision.h
 
 $(LIB_A): $(KV_OBJ)
+$(INJ_A): $(INJ_OBJ)
+$(DRV_A): $(DRV_OBJ)
+$(LIB_A) $(INJ_A) $(DRV_A):
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -83,49 +112,26 @@ $(LIB_SO): $(KV_OBJ)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CC_OPT) -shared -o $@ $^ $(LDLIBS_KV)
 
-$(BUILD)/injectors/%.o: injectors/%.c $(wildcard injectors/*.h) build/mpi.mk
+# ---- programs: one object (or the named ones) and the archives ------------
+$(BUILD)/bin/kv_inject: $(BUILD)/injectors/kv_inject.o $(INJ_A)
+$(BUILD)/bin/kv_driver: $(BUILD)/experiments/driver/kv_driver.o $(DRV_A) $(INJ_A) $(LIB_A)
+$(BUILD)/bin/kv_driver: LDLIBS := -lpapi -lhiredis
+$(BENCH_BIN): $(BUILD)/bin/%: $(BUILD)/experiments/bench/%.o $(LIB_A)
+$(UNIT_BIN) $(DIAL_BIN): $(BUILD)/%: $(BUILD)/%.o $(DRV_A) $(INJ_A) $(LIB_A)
+$(UNIT_BIN): LDLIBS := -lcmocka
+$(MPIT_BIN) $(HIST_BIN) $(SEED_BIN): $(BUILD)/%: $(BUILD)/%.o $(LIB_A)
+$(PROGRAMS) $(UNIT_BIN) $(MPIT_BIN) $(HIST_BIN) $(DIAL_BIN) $(SEED_BIN):
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -Iinjectors -c $< -o $@
+	$(MPICC) $(CC_OPT) $(filter %.o,$^) -o $@ $(filter %.a,$^) $(LDLIBS) $(LDLIBS_KV)
 
-$(BUILD)/experiments/%.o: experiments/%.c $(wildcard experiments/*.h) build/mpi.mk
+# libFuzzer targets: the same objects, compiled by clang (through the MPI
+# wrapper, OMPI_CC) with coverage and sanitizers into build/fuzz.
+FUZZ_OPT := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_CC  ?= clang
+fuzz-targets: $(FUZZ_BIN)
+$(FUZZ_BIN): $(BUILD)/%: $(BUILD)/%.o $(DRV_A) $(INJ_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -Iexperiments -c $< -o $@
-
-$(EXP_A): $(EXP_OBJ)
-	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
-
-$(INJ_A): $(INJ_OBJ)
-	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
-
-$(BUILD)/bin/kv_inject: injectors/kv_inject.c $(INJ_A)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -Iinjectors $< -o $@ $(INJ_A) -lm
-
-tests: $(UNIT_BIN) $(MPIT_BIN) $(HIST_BIN)
-
-# Unit tests link the objects directly (they test internal pieces).
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_A) $(INJ_A) $(EXP_A) $(KV_HDR)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -Iinjectors -Iexperiments $< -o $@ $(EXP_A) $(LIB_A) $(INJ_A) -lcmocka $(LDLIBS_KV)
-
-$(BUILD)/tests/mpi/%: tests/mpi/%.c tests/mpi/kvtest.h $(LIB_A) $(KV_HDR)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) $(LDLIBS_KV)
-
-$(BUILD)/tests/history/%: tests/history/%.c tests/mpi/kvtest.h $(LIB_A) $(KV_HDR)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -Itests/mpi $< -o $@ $(LIB_A) $(LDLIBS_KV)
-
-$(BUILD)/bin/%: experiments/%.c experiments/ackfile.h experiments/benchstat.h $(LIB_A) $(KV_HDR)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) $< -o $@ $(LIB_A) $(LDLIBS_KV)
-
-$(DRIVER_BIN): $(DRIVER_SRC) experiments/driver.h experiments/ackfile.h $(LIB_A) $(INJ_A) $(EXP_A) $(KV_HDR)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -Iinjectors -Iexperiments -DKV_GIT_REVISION='"$(GIT_REV)"' $(DRIVER_SRC) -o $@ \
-	    $(EXP_A) $(INJ_A) $(LIB_A) -lpapi -lhiredis $(LDLIBS_KV)
+	$(MPICC) $(CC_OPT) -fsanitize=fuzzer $(filter %.o,$^) -o $@ $(filter %.a,$^) -lpapi -lhiredis $(LDLIBS_KV)
 
 test: all
 	bash tests/run.sh
@@ -133,7 +139,7 @@ test: all
 # AddressSanitizer and UndefinedBehaviorSanitizer over the library, driver,
 # injector and tests; every test of `make test` runs on this build.  Leak
 # checking is on for the unit tests and off for MPI programs: Open MPI
-# itself does not free everything at MPI_Finalize (README, *Hardening*).
+# itself does not free everything at MPI_Finalize (docs/status.md).
 SAN_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 test-sanitize:
 	$(MAKE) BUILD=build/sanitize CC_OPT="$(SAN_OPT)" all
@@ -142,10 +148,12 @@ test-sanitize:
 	KV_UNIT_ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 bash tests/run.sh
 
 fuzz: build/mpi.mk
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz: $(FUZZ_CC) not found (make deps installs clang)"; exit 1; }
+	$(MAKE) BUILD=build/fuzz CC_OPT="$(FUZZ_OPT)" MPICC="OMPI_CC=$(FUZZ_CC) $(MPICC)" fuzz-targets
 	bash tests/fuzz/run.sh
 
 run: all
-	bash experiments/demo.sh
+	bash experiments/campaign/demo.sh
 
 # make figures DIR=results/CAMPAIGN (default: the default experiment)
 DIR ?= results/default
@@ -153,10 +161,13 @@ figures:
 	python3 analysis/figures.py $(DIR)
 
 soak: all
-	bash experiments/soak.sh
+	bash experiments/bench/soak.sh
 
 bench: all
-	bash experiments/bench.sh
+	bash experiments/bench/bench.sh
+
+report:
+	python3 experiments/bench/report.py update docs/benchmarks.md README.md
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -166,8 +177,11 @@ install: lib
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@MPI_HOME@|$(MPI_HOME)|' -e 's|@VERSION@|0.1.0|' \
 	    kvstore/kvstore.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kvstore.pc
 
+# Everything built, in every output directory; the MPI record stays.
 clean:
-	rm -rf $(BUILD)/kvstore $(BUILD)/lib $(BUILD)/tests $(BUILD)/bin build/sanitize build/fuzz
+	find build -mindepth 1 -maxdepth 1 ! -name 'mpi.*' -exec rm -rf {} + 2>/dev/null || true
 
 distclean:
-	rm -rf $(BUILD)
+	rm -rf build
+
+-include $(ALL_OBJ:.o=.d)

@@ -1,7 +1,21 @@
 """benchfiles.py -- reading the benchmark files of results/bench/ for the
 figure scripts that draw them (fig_checkpoint_bench.py, fig_proposed.py)."""
+import argparse
 import csv
 import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def directories(doc):
+    """The command line [BENCH_DIR [OUT_DIR]]: (bench, out), defaults
+    results/bench and BENCH_DIR/figures; doc's first paragraph is the help."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("bench", nargs="?", metavar="BENCH_DIR", default=os.path.join(ROOT, "results", "bench"),
+                    help="the benchmark files (default results/bench)")
+    ap.add_argument("out", nargs="?", metavar="OUT_DIR", help="where the figure goes (default BENCH_DIR/figures)")
+    a = ap.parse_args()
+    return a.bench, a.out or os.path.join(a.bench, "figures")
 
 
 def rows(path):
@@ -18,3 +32,11 @@ def num(x):
         return float(x)
     except (TypeError, ValueError):
         return None
+
+
+def save(fig, out, name):
+    """Lay the figure out and write OUT/NAME.png; its path."""
+    fig.tight_layout()
+    path = os.path.join(out, f"{name}.png")
+    fig.savefig(path, dpi=110)
+    return path

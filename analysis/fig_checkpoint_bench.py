@@ -1,8 +1,8 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Checkpoint/restart against in-memory recovery, from results/bench/.
 
-Reads checkpoint.csv (experiments/bench_checkpoint.sh) and recovery.csv
-(the recovery matrix of experiments/bench.sh) and draws one figure with
+Reads checkpoint.csv (experiments/bench/bench_checkpoint.sh) and recovery.csv
+(the recovery matrix of experiments/bench/bench.sh) and draws one figure with
 three panels:
   a. checkpoint time against the bytes each rank writes, one line per rank
      count, with the time the disk's plain write+fsync of the same bytes
@@ -19,19 +19,21 @@ import os
 import statistics as st
 import sys
 
-import matplotlib
+import pyfind
+
+pyfind.ensure()  # a python3 with matplotlib (pyfind.py)
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from benchfiles import num, rows  # noqa: E402
+from benchfiles import directories, num, rows, save  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main():
-    bench = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "results", "bench")
-    out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(bench, "figures")
+    bench, out = directories(__doc__)
     ck = rows(os.path.join(bench, "checkpoint.csv"))
     rec = rows(os.path.join(bench, "recovery.csv"))
     if not ck:
@@ -104,9 +106,7 @@ def main():
     c.set_title("c. after a kill, 4 ranks")
     c.legend(fontsize=7)
 
-    fig.tight_layout()
-    path = os.path.join(out, "checkpoint.png")
-    fig.savefig(path, dpi=110)
+    path = save(fig, out, "checkpoint")
     print(f"wrote {path}: {len(cost)} cost, {len(ov)} overhead, "
           f"{sum(1 for r in ck if r['mode'] == 'restart')} restart rows; {len(rec)} recovery rows")
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Variant proposed (the patched Open MPI's fault-tolerant RMA) against the
 workarounds, from results/bench/.
 
@@ -20,12 +20,15 @@ import os
 import statistics as st
 import sys
 
-import matplotlib
+import pyfind
+
+pyfind.ensure()  # a python3 with matplotlib (pyfind.py)
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from benchfiles import num, rows  # noqa: E402
+from benchfiles import directories, num, rows, save  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ["proposed", "recreate-copy", "recreate-free", "recreate-inplace", "spare"]
@@ -39,8 +42,7 @@ def med(xs):
 
 
 def main():
-    bench = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "results", "bench")
-    out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(bench, "figures")
+    bench, out = directories(__doc__)
     rec = [r for r in rows(os.path.join(bench, "proposed.csv")) if r["hang"] == "no"]
     if not rec:
         sys.exit(f"fig_proposed: no runs in {bench}/proposed.csv: run BENCH=proposed make bench")
@@ -118,9 +120,7 @@ def main():
     ax[1][1].set_title("d. failure-free throughput (median of repetitions)")
     ax[1][1].legend(fontsize=8)
 
-    fig.tight_layout()
-    path = os.path.join(out, "proposed.png")
-    fig.savefig(path, dpi=110)
+    path = save(fig, out, "proposed")
     print(f"wrote {path}: {len(rec)} recovery runs, {len(soak)} osc/rdma soak runs, "
           f"{len(ov)} failure-free runs")
 

@@ -1,10 +1,10 @@
-#!/usr/bin/python3
-"""The store against Redis (issue #9), from results/bench/redis.csv.
+#!/usr/bin/env python3
+"""The store against Redis, from results/bench/redis.csv.
 
-usage: /usr/bin/python3 analysis/fig_redis.py results/bench/redis.csv OUTDIR
+usage: analysis/fig_redis.py results/bench/redis.csv OUTDIR
 
 A separate script, not a figures.py module: figures.py reads campaign
-directories (one run directory per run), while experiments/bench_redis.sh
+directories (one run directory per run), while experiments/bench/bench_redis.sh
 keeps one CSV row per run (its header names the columns).  Writes
 OUTDIR/redis.png and .pdf, three panels: failure-free throughput per
 workload and ranks, store and Redis side by side; their p50 and p99
@@ -13,13 +13,13 @@ to the first acknowledged write (first rank and last rank to write again)
 with the acknowledged writes lost.  A malformed file prints
 "error: FILE: problem" and exits 2.
 """
+import argparse
 import csv
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+import pyfind  # noqa: E402
 
 COLUMNS = ("system", "kind", "workload", "ranks", "repetition", "throughput_ops_per_s", "p50_us",
            "p99_us", "failover_first_ms", "failover_last_ms", "acked_lost")
@@ -46,7 +46,7 @@ def read(path):
         sys.exit(f"error: {path}: {e.strerror}")
     missing = [c for c in COLUMNS if c not in header]
     if missing:
-        sys.exit(f"error: {path}: no column {', '.join(missing)} (experiments/bench_redis.sh writes them)")
+        sys.exit(f"error: {path}: no column {', '.join(missing)} (experiments/bench/bench_redis.sh writes them)")
     for i, r in enumerate(rows, start=2):
         for c in COLUMNS[3:]:
             r[c] = number(path, i, r, c)
@@ -125,21 +125,19 @@ def failover(ax, rows):
 
 
 def main(argv):
-    if len(argv) != 3:
-        sys.exit("usage: fig_redis.py results/bench/redis.csv OUTDIR")
-    rows = read(argv[1])
-    try:
-        import matplotlib  # noqa: F401
-        import common as C
-    except ImportError as e:
-        sys.exit(f"error: {e.name} not found for {sys.executable}: run with /usr/bin/python3 "
-                 "(Debian's python3-matplotlib and python3-numpy)")
-    os.makedirs(argv[2], exist_ok=True)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("csv", metavar="REDIS_CSV", help="results/bench/redis.csv")
+    ap.add_argument("out", metavar="OUTDIR")
+    a = ap.parse_args(argv[1:])
+    rows = read(a.csv)
+    pyfind.ensure()  # a python3 with matplotlib (pyfind.py)
+    import common as C
+    os.makedirs(a.out, exist_ok=True)
     fig, axes = C.figure(1, 3, width=16, height=5.5)
     failure_free(axes[0][0], axes[0][1], rows)
     failover(axes[0][2], rows)
-    C.title(fig, os.path.basename(argv[1]), "the store against Redis on the same driver", len(rows))
-    for p in C.save(fig, argv[2], "redis"):
+    C.title(fig, os.path.basename(a.csv), "the store against Redis on the same driver", len(rows))
+    for p in C.save(fig, a.out, "redis"):
         print(f"wrote {p}")
 
 

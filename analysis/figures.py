@@ -1,18 +1,18 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Make every figure and table of one campaign.
 
 usage: analysis/figures.py RESULTS_DIR [--out DIR] [--no-gnuplot] [--summary-only]
 
 RESULTS_DIR is results/CAMPAIGN/ (runs.csv and one RUN_ID/ per run, found by
-its meta.json; experiments/RESULTS.md).  DIR (default RESULTS_DIR/figures)
+its meta.json; docs/formats.md).  DIR (default RESULTS_DIR/figures)
 receives every figure as PNG and PDF, summary.md and summary.csv, and
 data/*.csv plus data/vars.gp for the gnuplot scripts, which
 analysis/gnuplot.sh then runs (when gnuplot is installed) to make the
 *_gnuplot.png figures.  A malformed or partial input prints
 "error: FILE: problem" and exits 2.  Every figure is always written; one
-without data carries a "no data" note.  Runs with Debian's python3
-(/usr/bin/python3) and its matplotlib and numpy; started by another python3
-without them, it runs itself again with /usr/bin/python3.
+without data carries a "no data" note.  Needs Debian's python3-matplotlib
+and python3-numpy (`make deps`): started by a python3 without them, it runs
+itself with the next python3 on PATH that has them (pyfind.py).
 """
 import argparse
 import glob
@@ -23,21 +23,10 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+import pyfind  # noqa: E402
 
-try:
-    import matplotlib  # noqa: F401  (checked here for a clear message)
-    import numpy  # noqa: F401
-except ImportError as e:
-    # `python3` may be another interpreter first on PATH (pyenv): use Debian's.
-    DEB = "/usr/bin/python3"
-    if (os.path.exists(DEB) and not os.environ.get("KV_FIGURES_REEXEC")
-            and os.path.realpath(sys.executable) != os.path.realpath(DEB)):
-        os.environ["KV_FIGURES_REEXEC"] = "1"
-        os.execv(DEB, [DEB, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit(f"error: {e.name} not found for {sys.executable}: run with /usr/bin/python3 "
-             "(Debian's python3-matplotlib and python3-numpy; `make deps` installs them)")
+pyfind.ensure()  # a python3 with matplotlib (pyfind.py)
 
 import summary  # noqa: E402
 from results import Campaign, ResultsError  # noqa: E402

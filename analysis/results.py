@@ -1,4 +1,4 @@
-"""Load and validate a campaign directory (experiments/RESULTS.md).
+"""Load and validate a campaign directory (docs/formats.md).
 
 Campaign(path) reads results/CAMPAIGN/runs.csv and every RUN_ID/ whose
 meta.json exists, checking each table's header exactly, every row's field

@@ -210,8 +210,10 @@ void kvi_inproc_free(kvi_inproc *p);
 /* kvi_publish_pid: write "rank pid host" to dir/rank.N (N = rank) through a
  * temporary file and rename(2), so a reader never sees half a line.
  * Creates dir if missing.  Call once per rank at start-up (not collective).
- * Returns 0, or -1 (errno). */
+ * Returns 0, or -1 (errno).  kvi_publish_pid_of does the same for another
+ * process of this host (pid), as the table's entry N. */
 int kvi_publish_pid(const char *dir, int rank);
+int kvi_publish_pid_of(const char *dir, int rank, int pid);
 
 /* kvi_read_pids: read dir/rank.0 .. rank.(nranks-1), polling every 20 ms
  * until all are there or timeout_s has passed.  out: caller's array of

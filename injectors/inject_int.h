@@ -1,9 +1,10 @@
 /*
  * inject_int.h -- internals shared by the injector's .c files (not installed).
  *
- * The error-message helper every parser and checker uses, and the seeded
- * PRNG of schedule.c (xoshiro256** seeded through splitmix64, written here
- * so that a seed gives the same stream on every machine and libc).
+ * The draws of schedule.c on kv_util.h's generator (xoshiro256** seeded
+ * through splitmix64, our own so that a seed gives the same stream on every
+ * machine and libc); kv_util.h also has the error-message helper every
+ * parser and checker uses (kvu_fail).
  */
 #ifndef KV_INJECT_INT_H
 #define KV_INJECT_INT_H
@@ -12,18 +13,9 @@
 #include <stdint.h>
 
 #include "inject.h"
+#include "kv_util.h"
 
-/* Write a printf-style message to err (if any) and return -1. */
-int kvi__fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* xoshiro256** state. */
-typedef struct kvi_rng {
-    uint64_t s[4];
-} kvi_rng;
-
-void kvi__rng_seed(kvi_rng *r, uint64_t seed);
-uint64_t kvi__rng_next(kvi_rng *r);
+typedef kvu_rng kvi_rng;
 double kvi__rng_open01(kvi_rng *r);              /* uniform in (0, 1) */
 uint64_t kvi__rng_below(kvi_rng *r, uint64_t n); /* uniform in [0, n), n > 0 */
 

@@ -21,15 +21,16 @@
 
 #define POLL_NS 20000000L   /* 20 ms between looks at the directory */
 
-int kvi_publish_pid(const char *dir, int rank) {
+int kvi_publish_pid(const char *dir, int rank) { return kvi_publish_pid_of(dir, rank, (int)getpid()); }
+
+int kvi_publish_pid_of(const char *dir, int rank, int pid) {
     char path[4096], tmp[4096], line[160], host[KVI_HOST_MAX];
-    if (!dir || rank < 0) {
+    if (!dir || rank < 0 || pid <= 0) {
         errno = EINVAL;
         return -1;
     }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) return -1;
     if (kvi_hostname(host, sizeof host) != 0) return -1;
-    int pid = (int)getpid();
     int n = snprintf(line, sizeof line, "%d %d %s\n", rank, pid, host);
     if (snprintf(path, sizeof path, "%s/rank.%d", dir, rank) >= (int)sizeof path ||
         snprintf(tmp, sizeof tmp, "%s/.rank.%d.tmp.%d", dir, rank, pid) >= (int)sizeof tmp) {

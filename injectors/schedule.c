@@ -21,42 +21,16 @@
 
 /* ---- PRNG ----------------------------------------------------------------- */
 
-static uint64_t splitmix64(uint64_t *x) {
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-void kvi__rng_seed(kvi_rng *r, uint64_t seed) {
-    uint64_t x = seed;
-    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
-}
-
-uint64_t kvi__rng_next(kvi_rng *r) {
-    uint64_t *s = r->s;
-    uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return out;
-}
-
 /* Top 53 bits, centred in their interval: never 0, never 1 (ln stays finite). */
 double kvi__rng_open01(kvi_rng *r) {
-    return ((double)(kvi__rng_next(r) >> 11) + 0.5) * 0x1.0p-53;
+    return ((double)(kvu_rng_next(r) >> 11) + 0.5) * 0x1.0p-53;
 }
 
 /* Rejecting the 2^64 mod n lowest values (computed as (2^64 - n) % n)
  * leaves a whole number of copies of [0, n): x % n is exactly uniform. */
 uint64_t kvi__rng_below(kvi_rng *r, uint64_t n) {
     uint64_t reject = (0 - n) % n, x;
-    do x = kvi__rng_next(r); while (x < reject);
+    do x = kvu_rng_next(r); while (x < reject);
     return x % n;
 }
 
@@ -68,7 +42,7 @@ static int index_ranks(const kvi_rank_info *ranks, int n, int *idx, char *err, s
     for (int i = 0; i < n; i++) {
         int r = ranks[i].rank;
         if (r < 0 || r >= n || idx[r] >= 0)
-            return kvi__fail(err, len, "ranks: the rank table must hold ranks 0..%d once "
+            return kvu_fail(err, len, "ranks: the rank table must hold ranks 0..%d once "
                              "each (entry %d is rank %d)", n - 1, i, r);
         idx[r] = i;
     }
@@ -78,7 +52,7 @@ static int index_ranks(const kvi_rank_info *ranks, int n, int *idx, char *err, s
 static int check_rank0(const kvi_spec *s, const int *victims, int n, char *err, size_t len) {
     for (int i = 0; i < n && !s->allow_rank0; i++)
         if (victims[i] == 0)
-            return kvi__fail(err, len, "target: rank 0 would be killed, but rank 0 coordinates "
+            return kvu_fail(err, len, "target: rank 0 would be killed, but rank 0 coordinates "
                              "the driver's output; set allow_rank0=1 to allow it");
     return 0;
 }
@@ -90,7 +64,7 @@ static int pick_fixed(const kvi_spec *s, const kvi_rank_info *ranks, int nranks,
     if (s->target == KVI_TARGET_RANKS) {
         for (int i = 0; i < s->nlisted; i++) {
             if (s->listed[i] >= nranks)
-                return kvi__fail(err, len, "target: rank %d does not exist (%d ranks)",
+                return kvu_fail(err, len, "target: rank %d does not exist (%d ranks)",
                                  s->listed[i], nranks);
             victims[(*n)++] = s->listed[i];
         }
@@ -98,7 +72,7 @@ static int pick_fixed(const kvi_spec *s, const kvi_rank_info *ranks, int nranks,
         for (int r = 0; r < nranks; r++)
             if (strcmp(ranks[idx[r]].host, s->host) == 0) victims[(*n)++] = r;
         if (*n == 0)
-            return kvi__fail(err, len, "target: no rank runs on host '%s' (rank 0 is on '%s')",
+            return kvu_fail(err, len, "target: no rank runs on host '%s' (rank 0 is on '%s')",
                              s->host, ranks[idx[0]].host);
     }
     return check_rank0(s, victims, *n, err, len);
@@ -110,11 +84,11 @@ static int pick_random(const kvi_spec *s, kvi_rng *rng, int nranks, int *victims
     int first = s->allow_rank0 ? 0 : 1, m = nranks - first;
     long long need = (long long)s->random_k * s->count;
     if (need > m)
-        return kvi__fail(err, len, "target: random:%d x count=%d needs %lld distinct victims "
+        return kvu_fail(err, len, "target: random:%d x count=%d needs %lld distinct victims "
                          "but only %d ranks are eligible%s", s->random_k, s->count, need, m,
                          first ? " (rank 0 is never drawn unless allow_rank0=1)" : "");
     int *pool = malloc((size_t)m * sizeof *pool);
-    if (!pool) return kvi__fail(err, len, "schedule: out of memory");
+    if (!pool) return kvu_fail(err, len, "schedule: out of memory");
     for (int i = 0; i < m; i++) pool[i] = first + i;
     for (int i = 0; i < need; i++) {
         int j = i + (int)kvi__rng_below(rng, (uint64_t)(m - i));
@@ -133,11 +107,11 @@ static int check_limits(const kvi_spec *s, int at_once, int total, int nranks, i
                         char *err, size_t len) {
     if (s->force) return 0;
     if (at_once > max_sim)
-        return kvi__fail(err, len, "target: %d ranks would die at once but the store survives "
+        return kvu_fail(err, len, "target: %d ranks would die at once but the store survives "
                          "at most %d simultaneous losses (max_simultaneous); set force=1 to "
                          "run it anyway, or spread=spread", at_once, max_sim);
     if (total > nranks - 1)
-        return kvi__fail(err, len, "target: %d victims of %d ranks would leave no survivor; "
+        return kvu_fail(err, len, "target: %d victims of %d ranks would leave no survivor; "
                          "set force=1 to run it anyway", total, nranks);
     return 0;
 }
@@ -170,9 +144,9 @@ static int fill_events(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ran
                        kvi_schedule *out, char *err, size_t len) {
     int at_once = s->spread ? 1 : per_event, nev = total / at_once;
     if (s->when == KVI_WHEN_OPS && s->ops > 0 && nev > LLONG_MAX / s->ops)
-        return kvi__fail(err, len, "when: ops:%lld x %d events overflows", s->ops, nev);
+        return kvu_fail(err, len, "when: ops:%lld x %d events overflows", s->ops, nev);
     out->events = calloc((size_t)total, sizeof *out->events);
-    if (!out->events) return kvi__fail(err, len, "schedule: out of memory");
+    if (!out->events) return kvu_fail(err, len, "schedule: out of memory");
     double t = 0;
     for (int e = 0; e < nev; e++) {
         kvi_event moment;
@@ -204,20 +178,20 @@ static int per_event_victims(const kvi_spec *s, const kvi_rank_info *ranks, int 
 /* A spec built by hand, not by kvi_spec_parse, gets the parser's limits here. */
 static int check_spec(const kvi_spec *s, char *err, size_t len) {
     if (strcmp(kvi_signal_name(s->signal), "?") == 0)
-        return kvi__fail(err, len, "signal: %d is not KILL, TERM, SEGV or STOP", s->signal);
+        return kvu_fail(err, len, "signal: %d is not KILL, TERM, SEGV or STOP", s->signal);
     if ((s->target == KVI_TARGET_RANKS && (s->nlisted < 1 || s->nlisted > KVI_MAX_LISTED)) ||
         (s->target == KVI_TARGET_RANDOM && s->random_k < 1) ||
         (s->target == KVI_TARGET_HOST && !kvi__valid_host(s->host)) ||
         (unsigned)s->target > KVI_TARGET_HOST)
-        return kvi__fail(err, len, "target: invalid in the spec structure");
+        return kvu_fail(err, len, "target: invalid in the spec structure");
     if ((s->when == KVI_WHEN_OPS && s->ops < 0) ||
         (s->when == KVI_WHEN_TIME && !(s->time_s >= 0)) ||
         (s->when >= KVI_WHEN_EXP && !(s->mtbf_s > 0)) ||
         (s->when == KVI_WHEN_WEIBULL && !(s->shape >= 0.1 && s->shape <= 100)) ||
         (unsigned)s->when > KVI_WHEN_WEIBULL)
-        return kvi__fail(err, len, "when: invalid in the spec structure");
+        return kvu_fail(err, len, "when: invalid in the spec structure");
     if (s->count < 1 || (s->count > 1 && s->target != KVI_TARGET_RANDOM))
-        return kvi__fail(err, len, "count: %d is invalid for this target", s->count);
+        return kvu_fail(err, len, "count: %d is invalid for this target", s->count);
     return 0;
 }
 
@@ -225,7 +199,7 @@ static int build(const kvi_spec *s, const kvi_rank_info *ranks, int nranks, int 
                  int *idx, int *victims, kvi_schedule *out, char *err, size_t len) {
     kvi_rng rng;
     int total = 0;
-    kvi__rng_seed(&rng, s->seed);
+    kvu_rng_seed(&rng, s->seed);
     if (check_spec(s, err, len) || index_ranks(ranks, nranks, idx, err, len)) return -1;
     int rc = s->target == KVI_TARGET_RANDOM
                  ? pick_random(s, &rng, nranks, victims, &total, err, len)
@@ -240,19 +214,19 @@ static int build(const kvi_spec *s, const kvi_rank_info *ranks, int nranks, int 
 int kvi_schedule_build(const kvi_spec *spec, const kvi_rank_info *ranks, int nranks,
                        int max_simultaneous, kvi_schedule *out, char *err, size_t errlen) {
     if (err && errlen) err[0] = '\0';
-    if (!out) return kvi__fail(err, errlen, "schedule: no output");
+    if (!out) return kvu_fail(err, errlen, "schedule: no output");
     memset(out, 0, sizeof *out);
     if (!spec || !ranks || nranks < 1)
-        return kvi__fail(err, errlen, "ranks: need a spec and a table of at least one rank");
+        return kvu_fail(err, errlen, "ranks: need a spec and a table of at least one rank");
     if (max_simultaneous < 0)
-        return kvi__fail(err, errlen, "max_simultaneous: %d is negative", max_simultaneous);
+        return kvu_fail(err, errlen, "max_simultaneous: %d is negative", max_simultaneous);
     out->seed = spec->seed;
     /* victims: at most nranks (they are distinct ranks). */
     int *idx = malloc((size_t)nranks * sizeof *idx);
     int *victims = malloc((size_t)nranks * sizeof *victims);
     int rc = idx && victims ? build(spec, ranks, nranks, max_simultaneous, idx, victims, out,
                                     err, errlen)
-                            : kvi__fail(err, errlen, "schedule: out of memory");
+                            : kvu_fail(err, errlen, "schedule: out of memory");
     free(idx);
     free(victims);
     if (rc) kvi_schedule_free(out);

@@ -25,36 +25,6 @@
 #define MAX_RANK (1 << 24)      /* largest rank number a spec may name */
 #define MAX_COUNT 1000000       /* failure events per run */
 
-int kvi__fail(char *err, size_t errlen, const char *fmt, ...) {
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-/* Whole-string integer in [lo, hi]. */
-static int parse_ll(const char *s, long long lo, long long hi, long long *out) {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
-/* Whole-string finite number. */
-static int parse_dbl(const char *s, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
-}
-
 static int parse_signal(const char *v, kvi_spec *s, char *err, size_t len) {
     static const struct { const char *name; int sig; } sigs[] = {
         {"KILL", SIGKILL}, {"TERM", SIGTERM}, {"SEGV", SIGSEGV}, {"STOP", SIGSTOP}};
@@ -64,7 +34,7 @@ static int parse_signal(const char *v, kvi_spec *s, char *err, size_t len) {
             s->signal = sigs[i].sig;
             return 0;
         }
-    return kvi__fail(err, len, "signal: '%s' is not KILL, TERM, SEGV or STOP", v);
+    return kvu_fail(err, len, "signal: '%s' is not KILL, TERM, SEGV or STOP", v);
 }
 
 /* "3,5,7": distinct ranks. */
@@ -75,16 +45,16 @@ static int parse_rank_list(const char *v, kvi_spec *s, char *err, size_t len) {
         size_t n = strcspn(p, ",");
         long long r;
         if (n == 0 || n >= sizeof buf)
-            return kvi__fail(err, len, "target: bad rank list 'ranks:%s'", v);
+            return kvu_fail(err, len, "target: bad rank list 'ranks:%s'", v);
         memcpy(buf, p, n);
         buf[n] = '\0';
-        if (parse_ll(buf, 0, MAX_RANK, &r))
-            return kvi__fail(err, len, "target: '%s' in 'ranks:%s' is not a rank number", buf, v);
+        if (kvu_parse_ll(buf, 0, MAX_RANK, false, &r))
+            return kvu_fail(err, len, "target: '%s' in 'ranks:%s' is not a rank number", buf, v);
         for (int i = 0; i < s->nlisted; i++)
             if (s->listed[i] == r)
-                return kvi__fail(err, len, "target: rank %lld listed twice", r);
+                return kvu_fail(err, len, "target: rank %lld listed twice", r);
         if (s->nlisted == KVI_MAX_LISTED)
-            return kvi__fail(err, len, "target: more than %d ranks listed", KVI_MAX_LISTED);
+            return kvu_fail(err, len, "target: more than %d ranks listed", KVI_MAX_LISTED);
         s->listed[s->nlisted++] = (int)r;
         if (!p[n]) return 0;
         p += n + 1;
@@ -98,21 +68,21 @@ static int parse_target(const char *v, kvi_spec *s, char *err, size_t len) {
         return parse_rank_list(v + 6, s, err, len);
     }
     if (strncmp(v, "random:", 7) == 0) {
-        if (parse_ll(v + 7, 1, MAX_RANK, &k))
-            return kvi__fail(err, len, "target: 'random:%s' needs a whole number K >= 1", v + 7);
+        if (kvu_parse_ll(v + 7, 1, MAX_RANK, false, &k))
+            return kvu_fail(err, len, "target: 'random:%s' needs a whole number K >= 1", v + 7);
         s->target = KVI_TARGET_RANDOM;
         s->random_k = (int)k;
         return 0;
     }
     if (strncmp(v, "host:", 5) == 0) {
         if (!kvi__valid_host(v + 5))
-            return kvi__fail(err, len, "target: 'host:%s' needs a host name of 1-%d letters, "
+            return kvu_fail(err, len, "target: 'host:%s' needs a host name of 1-%d letters, "
                              "digits, '.', '-' or '_'", v + 5, KVI_HOST_MAX - 1);
         s->target = KVI_TARGET_HOST;
         snprintf(s->host, sizeof s->host, "%s", v + 5);
         return 0;
     }
-    return kvi__fail(err, len, "target: '%s' is not ranks:LIST, random:K or host:NAME", v);
+    return kvu_fail(err, len, "target: '%s' is not ranks:LIST, random:K or host:NAME", v);
 }
 
 /* "MTBF,SHAPE" of weibull: */
@@ -121,14 +91,14 @@ static int parse_weibull(const char *v, kvi_spec *s, char *err, size_t len) {
     const char *comma = strchr(v, ',');
     size_t n = comma ? (size_t)(comma - v) : 0;
     if (!comma || n >= sizeof buf)
-        return kvi__fail(err, len, "when: 'weibull:%s' needs weibull:MTBF,SHAPE", v);
+        return kvu_fail(err, len, "when: 'weibull:%s' needs weibull:MTBF,SHAPE", v);
     memcpy(buf, v, n);
     buf[n] = '\0';
-    if (parse_dbl(buf, &s->mtbf_s) || s->mtbf_s <= 0)
-        return kvi__fail(err, len, "when: weibull MTBF '%s' is not a number of seconds > 0", buf);
+    if (kvu_parse_double(buf, &s->mtbf_s) || s->mtbf_s <= 0)
+        return kvu_fail(err, len, "when: weibull MTBF '%s' is not a number of seconds > 0", buf);
     /* Shapes far outside [0.1, 100] make tgamma() and the draws degenerate. */
-    if (parse_dbl(comma + 1, &s->shape) || s->shape < 0.1 || s->shape > 100)
-        return kvi__fail(err, len, "when: weibull shape '%s' is not a number in [0.1, 100]",
+    if (kvu_parse_double(comma + 1, &s->shape) || s->shape < 0.1 || s->shape > 100)
+        return kvu_fail(err, len, "when: weibull shape '%s' is not a number in [0.1, 100]",
                          comma + 1);
     s->when = KVI_WHEN_WEIBULL;
     return 0;
@@ -136,32 +106,32 @@ static int parse_weibull(const char *v, kvi_spec *s, char *err, size_t len) {
 
 static int parse_when(const char *v, kvi_spec *s, char *err, size_t len) {
     if (strncmp(v, "ops:", 4) == 0) {
-        if (parse_ll(v + 4, 0, LLONG_MAX / MAX_COUNT, &s->ops))
-            return kvi__fail(err, len, "when: 'ops:%s' needs a whole number N >= 0", v + 4);
+        if (kvu_parse_ll(v + 4, 0, LLONG_MAX / MAX_COUNT, false, &s->ops))
+            return kvu_fail(err, len, "when: 'ops:%s' needs a whole number N >= 0", v + 4);
         s->when = KVI_WHEN_OPS;
         return 0;
     }
     if (strncmp(v, "time:", 5) == 0) {
-        if (parse_dbl(v + 5, &s->time_s) || s->time_s < 0)
-            return kvi__fail(err, len, "when: 'time:%s' needs seconds >= 0", v + 5);
+        if (kvu_parse_double(v + 5, &s->time_s) || s->time_s < 0)
+            return kvu_fail(err, len, "when: 'time:%s' needs seconds >= 0", v + 5);
         s->when = KVI_WHEN_TIME;
         return 0;
     }
     if (strncmp(v, "exp:", 4) == 0) {
-        if (parse_dbl(v + 4, &s->mtbf_s) || s->mtbf_s <= 0)
-            return kvi__fail(err, len, "when: 'exp:%s' needs an MTBF in seconds > 0", v + 4);
+        if (kvu_parse_double(v + 4, &s->mtbf_s) || s->mtbf_s <= 0)
+            return kvu_fail(err, len, "when: 'exp:%s' needs an MTBF in seconds > 0", v + 4);
         s->when = KVI_WHEN_EXP;
         return 0;
     }
     if (strncmp(v, "weibull:", 8) == 0) return parse_weibull(v + 8, s, err, len);
-    return kvi__fail(err, len, "when: '%s' is not ops:N, time:S, exp:MTBF or "
+    return kvu_fail(err, len, "when: '%s' is not ops:N, time:S, exp:MTBF or "
                      "weibull:MTBF,SHAPE", v);
 }
 
 static int parse_count(const char *v, kvi_spec *s, char *err, size_t len) {
     long long n;
-    if (parse_ll(v, 1, MAX_COUNT, &n))
-        return kvi__fail(err, len, "count: '%s' is not a whole number in [1, %d]", v, MAX_COUNT);
+    if (kvu_parse_ll(v, 1, MAX_COUNT, false, &n))
+        return kvu_fail(err, len, "count: '%s' is not a whole number in [1, %d]", v, MAX_COUNT);
     s->count = (int)n;
     return 0;
 }
@@ -169,7 +139,7 @@ static int parse_count(const char *v, kvi_spec *s, char *err, size_t len) {
 static int parse_spread(const char *v, kvi_spec *s, char *err, size_t len) {
     if (strcmp(v, "simultaneous") == 0) s->spread = 0;
     else if (strcmp(v, "spread") == 0) s->spread = 1;
-    else return kvi__fail(err, len, "spread: '%s' is not simultaneous or spread", v);
+    else return kvu_fail(err, len, "spread: '%s' is not simultaneous or spread", v);
     return 0;
 }
 
@@ -179,14 +149,14 @@ static int parse_seed(const char *v, kvi_spec *s, char *err, size_t len) {
     int hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
     unsigned long long x = strtoull(v, &end, hex ? 16 : 10);
     if (!isdigit((unsigned char)v[0]) || errno || *end)
-        return kvi__fail(err, len, "seed: '%s' is not a whole number >= 0", v);
+        return kvu_fail(err, len, "seed: '%s' is not a whole number >= 0", v);
     s->seed = x;
     return 0;
 }
 
 static int parse_flag(const char *name, const char *v, int *out, char *err, size_t len) {
     if (strcmp(v, "0") && strcmp(v, "1"))
-        return kvi__fail(err, len, "%s: '%s' is not 0 or 1", name, v);
+        return kvu_fail(err, len, "%s: '%s' is not 0 or 1", name, v);
     *out = v[0] == '1';
     return 0;
 }
@@ -222,28 +192,28 @@ static char *trim(char *p) {
 /* One "name=value" (modified in place).  seen: items already given. */
 static int parse_item(char *item, kvi_spec *s, int *seen, char *err, size_t len) {
     char *eq = strchr(item, '=');
-    if (!eq) return kvi__fail(err, len, "%s: not name=value", item);
+    if (!eq) return kvu_fail(err, len, "%s: not name=value", item);
     *eq = '\0';
     char *name = trim(item), *val = trim(eq + 1);
     for (int i = 0; i < NITEMS; i++) {
         if (strcmp(name, items[i].name)) continue;
-        if (seen[i]) return kvi__fail(err, len, "%s: given twice", name);
-        if (!*val) return kvi__fail(err, len, "%s: missing value", name);
+        if (seen[i]) return kvu_fail(err, len, "%s: given twice", name);
+        if (!*val) return kvu_fail(err, len, "%s: missing value", name);
         seen[i] = 1;
         return items[i].fn(val, s, err, len);
     }
-    return kvi__fail(err, len, "%s: unknown item (known: signal, target, when, count, "
+    return kvu_fail(err, len, "%s: unknown item (known: signal, target, when, count, "
                      "spread, seed, force, allow_rank0)", *name ? name : "''");
 }
 
 /* Checks that need the whole spec. */
 static int check_whole(const kvi_spec *s, const int *seen, char *err, size_t len) {
     if (!seen[ITEM_TARGET])
-        return kvi__fail(err, len, "target: missing (e.g. target=ranks:1 or target=random:1)");
+        return kvu_fail(err, len, "target: missing (e.g. target=ranks:1 or target=random:1)");
     if (!seen[ITEM_WHEN])
-        return kvi__fail(err, len, "when: missing (e.g. when=time:5 or when=exp:30)");
+        return kvu_fail(err, len, "when: missing (e.g. when=time:5 or when=exp:30)");
     if (s->count > 1 && s->target != KVI_TARGET_RANDOM)
-        return kvi__fail(err, len, "count: %d events with a fixed target would kill the same "
+        return kvu_fail(err, len, "count: %d events with a fixed target would kill the same "
                          "ranks again; use count=1 (spread=spread separates them in time) "
                          "or target=random:K", s->count);
     return 0;
@@ -259,9 +229,9 @@ static void spec_default(kvi_spec *s) {
 
 int kvi_spec_parse(const char *text, kvi_spec *out, char *err, size_t errlen) {
     if (err && errlen) err[0] = '\0';
-    if (!text || !out) return kvi__fail(err, errlen, "spec: no text or no output");
+    if (!text || !out) return kvu_fail(err, errlen, "spec: no text or no output");
     char *copy = strdup(text);
-    if (!copy) return kvi__fail(err, errlen, "spec: out of memory");
+    if (!copy) return kvu_fail(err, errlen, "spec: out of memory");
     int seen[NITEMS] = {0}, rc = 0;
     spec_default(out);
     char *save = NULL;

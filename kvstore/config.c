@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #define KV_MAX_KEY_LIMIT 4096
@@ -34,7 +35,7 @@ void kv_config_default(kv_config *cfg) {
 }
 
 int kv_config_check(const kv_config *c, char *msg, size_t len) {
-#define BAD(...) do { kv_set_msg(msg, len, __VA_ARGS__); return KV_ERR_CONFIG; } while (0)
+#define BAD(...) do { kvu_fail(msg, len, __VA_ARGS__); return KV_ERR_CONFIG; } while (0)
     if (!c) BAD("configuration is NULL");
     if (c->replicas < 1 || c->replicas > 16) BAD("replicas must be 1..16, not %d", c->replicas);
     if (c->slots_per_rank < 1 || c->slots_per_rank > (1u << 31))
@@ -69,105 +70,122 @@ int kv_config_check(const kv_config *c, char *msg, size_t len) {
 #undef BAD
 }
 
-static int parse_long(const char *v, long long lo, long long hi, long long *out) {
-    char *end;
-    errno = 0;
-    long long x = strtoll(v, &end, 10);
-    if (errno || end == v) return -1;
-    /* accept k/M/G suffixes for sizes (a product that overflows is out of range) */
-    long long mult = 1;
-    if (*end == 'k' || *end == 'K') mult = 1024;
-    else if (*end == 'M') mult = 1024 * 1024;
-    else if (*end == 'G') mult = 1024LL * 1024 * 1024;
-    if (mult > 1) {
-        if (x > LLONG_MAX / mult || x < LLONG_MIN / mult) return -1;
-        x *= mult;
-        end++;
+/* Every field of kv_config once, in the struct's order: its name (the
+ * field's), how its text is read, and for numbers the range (for text, the
+ * buffer's size).  kv_config_set, kv_config_get, kv_config_name and
+ * kv_config_from_env all work from this table. */
+enum field_kind { F_INT, F_SIZE, F_DOUBLE, F_TEXT, F_BACKEND, F_VARIANT };
+#define FIELD(name, kind, lo, hi) {#name, kind, offsetof(kv_config, name), lo, hi}
+static const struct field {
+    const char *name;
+    enum field_kind kind;
+    size_t off;
+    long long lo, hi;
+} fields[] = {
+    FIELD(replicas, F_INT, 1, 16),
+    FIELD(slots_per_rank, F_SIZE, 1, 1LL << 31),
+    FIELD(max_key, F_SIZE, 1, KV_MAX_KEY_LIMIT),
+    FIELD(max_value, F_SIZE, 0, KV_MAX_VALUE_LIMIT),
+    FIELD(backend, F_BACKEND, 0, 0),
+    FIELD(variant, F_VARIANT, 0, 0),
+    FIELD(spares, F_INT, 0, 1 << 20),
+    FIELD(poll_interval, F_INT, 1, 1 << 30),
+    FIELD(max_probe, F_INT, 1, 1 << 30),
+    FIELD(read_retries, F_INT, 0, 1 << 20),
+    FIELD(lock_timeout_ms, F_DOUBLE, 0, 0),
+    FIELD(checkpoint_dir, F_TEXT, 0, sizeof ((kv_config *)0)->checkpoint_dir),
+};
+#undef FIELD
+enum { NFIELDS = sizeof fields / sizeof fields[0] };
+
+static const struct field *field_named(const char *name) {
+    for (int i = 0; i < NFIELDS; i++)
+        if (strcmp(name, fields[i].name) == 0) return &fields[i];
+    return NULL;
+}
+
+const char *kv_config_name(int i) { return i >= 0 && i < NFIELDS ? fields[i].name : NULL; }
+
+/* "none, recreate-copy, ...": every variant's name, for messages. */
+static const char *variant_names(void) {
+    static char all[256];
+    for (int v = 0; !all[0] && v < KV_VARIANT_COUNT_; v++)
+        snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", v ? ", " : "", kv_variant_name(v));
+    return all;
+}
+
+/* Read value into field f of c: 0, or -1 with the message. */
+static int set_field(kv_config *c, const struct field *f, const char *value, char *msg, size_t len) {
+    void *dst = (char *)c + f->off;
+    long long x;
+    double d;
+    int v;
+    switch (f->kind) {
+    case F_INT:
+    case F_SIZE:
+        if (kvu_parse_ll(value, f->lo, f->hi, true, &x))
+            return kvu_fail(msg, len, "%s: '%s' is not an integer in %lld..%lld", f->name, value, f->lo, f->hi);
+        if (f->kind == F_INT) *(int *)dst = (int)x;
+        else *(size_t *)dst = (size_t)x;
+        return 0;
+    case F_DOUBLE:
+        if (kvu_parse_double(value, &d) || !(d > 0))
+            return kvu_fail(msg, len, "%s: '%s' is not a positive number", f->name, value);
+        *(double *)dst = d;
+        return 0;
+    case F_TEXT:
+        if (strlen(value) >= (size_t)f->hi)
+            return kvu_fail(msg, len, "%s: longer than %lld characters", f->name, f->hi - 1);
+        strcpy(dst, value);
+        return 0;
+    case F_BACKEND:
+        if ((v = kv_backend_from_name(value)) < 0)
+            return kvu_fail(msg, len, "backend: unknown backend '%s' (known: %s, %s)", value,
+                            kv_backend_name(KV_BACKEND_ALLOCATE), kv_backend_name(KV_BACKEND_CREATE));
+        c->backend = v;
+        return 0;
+    case F_VARIANT:
+        if ((v = kv_variant_from_name(value)) < 0)
+            return kvu_fail(msg, len, "variant: unknown variant '%s' (known: %s)", value, variant_names());
+        c->variant = v;
+        return 0;
     }
-    while (isspace((unsigned char)*end)) end++;
-    if (*end || x < lo || x > hi) return -1;
-    *out = x;
-    return 0;
+    return -1;
 }
 
 int kv_config_set(kv_config *c, const char *name, const char *value, char *msg, size_t len) {
-    long long x;
-    if (!c || !name || !value) { kv_set_msg(msg, len, "missing name or value"); return KV_ERR_CONFIG; }
-#define INTF(field, lo, hi)                                                             \
-    if (strcmp(name, #field) == 0) {                                                    \
-        if (parse_long(value, lo, hi, &x)) {                                            \
-            kv_set_msg(msg, len, "%s: '%s' is not an integer in %lld..%lld", name, value, \
-                       (long long)(lo), (long long)(hi));                               \
-            return KV_ERR_CONFIG;                                                       \
-        }                                                                               \
-        c->field = x;                                                                   \
-        return KV_OK;                                                                   \
+    const struct field *f = c && name && value ? field_named(name) : NULL;
+    if (!c || !name || !value) kvu_fail(msg, len, "missing name or value");
+    else if (!f) kvu_fail(msg, len, "unknown store setting '%s'", name);
+    return f && set_field(c, f, value, msg, len) == 0 ? KV_OK : KV_ERR_CONFIG;
+}
+
+int kv_config_get(const kv_config *c, const char *name, char *buf, size_t len) {
+    const struct field *f = c && name && buf ? field_named(name) : NULL;
+    if (!f) return KV_ERR_CONFIG;
+    const void *src = (const char *)c + f->off;
+    switch (f->kind) {
+    case F_INT: snprintf(buf, len, "%d", *(const int *)src); break;
+    case F_SIZE: snprintf(buf, len, "%zu", *(const size_t *)src); break;
+    case F_DOUBLE: snprintf(buf, len, "%g", *(const double *)src); break;
+    case F_TEXT: snprintf(buf, len, "%s", (const char *)src); break;
+    case F_BACKEND: snprintf(buf, len, "%s", kv_backend_name(c->backend)); break;
+    case F_VARIANT: snprintf(buf, len, "%s", kv_variant_name(c->variant)); break;
     }
-    INTF(replicas, 1, 16)
-    INTF(slots_per_rank, 1, 1LL << 31)
-    INTF(max_key, 1, KV_MAX_KEY_LIMIT)
-    INTF(max_value, 0, KV_MAX_VALUE_LIMIT)
-    INTF(spares, 0, 1 << 20)
-    INTF(poll_interval, 1, 1 << 30)
-    INTF(max_probe, 1, 1 << 30)
-    INTF(read_retries, 0, 1 << 20)
-#undef INTF
-    if (strcmp(name, "lock_timeout_ms") == 0) {
-        char *end;
-        double d = strtod(value, &end);
-        if (end == value || *end || !(d > 0)) {
-            kv_set_msg(msg, len, "lock_timeout_ms: '%s' is not a positive number", value);
-            return KV_ERR_CONFIG;
-        }
-        c->lock_timeout_ms = d;
-        return KV_OK;
-    }
-    if (strcmp(name, "checkpoint_dir") == 0) {
-        if (strlen(value) >= sizeof c->checkpoint_dir) {
-            kv_set_msg(msg, len, "checkpoint_dir: longer than %zu characters",
-                       sizeof c->checkpoint_dir - 1);
-            return KV_ERR_CONFIG;
-        }
-        strcpy(c->checkpoint_dir, value);
-        return KV_OK;
-    }
-    if (strcmp(name, "variant") == 0) {
-        int v = kv_variant_from_name(value);
-        if (v < 0) {
-            kv_set_msg(msg, len, "variant: unknown variant '%s' (known: none, recreate-copy, "
-                       "recreate-inplace, recreate-free, spare, proposed, checkpoint-restart)", value);
-            return KV_ERR_CONFIG;
-        }
-        c->variant = v;
-        return KV_OK;
-    }
-    if (strcmp(name, "backend") == 0) {
-        int b = kv_backend_from_name(value);
-        if (b < 0) {
-            kv_set_msg(msg, len, "backend: unknown backend '%s' (known: allocate, create)", value);
-            return KV_ERR_CONFIG;
-        }
-        c->backend = b;
-        return KV_OK;
-    }
-    kv_set_msg(msg, len, "unknown store setting '%s'", name);
-    return KV_ERR_CONFIG;
+    return KV_OK;
 }
 
 int kv_config_from_env(kv_config *c, char *msg, size_t len) {
-    static const char *const names[] = {
-        "replicas", "slots_per_rank", "max_key", "max_value", "backend", "variant", "spares",
-        "poll_interval", "max_probe", "read_retries", "lock_timeout_ms", "checkpoint_dir"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    for (int i = 0; i < NFIELDS; i++) {
         char env[64] = "KV_";
-        for (size_t j = 0; names[i][j] && j < 56; j++)
-            env[3 + j] = (char)toupper((unsigned char)names[i][j]);
+        for (size_t j = 0; fields[i].name[j] && j < 56; j++)
+            env[3 + j] = (char)toupper((unsigned char)fields[i].name[j]);
         const char *v = getenv(env);
         if (!v) continue;
         char sub[200];
-        int rc = kv_config_set(c, names[i], v, sub, sizeof sub);
+        int rc = kv_config_set(c, fields[i].name, v, sub, sizeof sub);
         if (rc) {
-            kv_set_msg(msg, len, "%s: %s", env, sub);
+            kvu_fail(msg, len, "%s: %s", env, sub);
             return rc;
         }
     }

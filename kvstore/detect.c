@@ -1,7 +1,7 @@
 /*
  * detect.c -- the failure watchdog.
  *
- * RMA in Open MPI 5.0.7 never reports a failed target (FACTS.md), so the
+ * RMA in Open MPI 5.0.7 never reports a failed target (docs/facts.md), so the
  * store keeps a communicator that carries no data, with one receive from
  * MPI_ANY_SOURCE posted on it.  ULFM completes that receive with
  * MPIX_ERR_PROC_FAILED_PENDING when any member dies, or MPIX_ERR_REVOKED
@@ -22,7 +22,6 @@
 #include <mpi-ext.h>
 #include <time.h>
 
-#define KVW_TAG 4242
 /* How long an MPI error that is not a ULFM error waits for a failure to
  * become known before it counts as a genuine MPI error (kvw_status). */
 #define KVW_GRACE_MS 2000

@@ -6,12 +6,14 @@
  * the store's life) and current ranks, the local slot table exposed in an
  * RMA window, the watchdog used for failure detection, and the recovery
  * variant's function table.  Module prefixes: kvh_ hashing and placement,
- * kvs_ slot encoding, kvw_ watchdog, kvr_ recovery, kvo_ operations.
+ * kvs_ slot encoding, kvw_ watchdog, kvr_ recovery, kvo_ operations and
+ * windows (window.c), kvc_ checkpoints, kvp_ PAPI counters, kvu_ helpers.
  */
 #ifndef KV_INTERNAL_H
 #define KV_INTERNAL_H
 
 #include "kvstore.h"
+#include "kv_util.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -118,10 +120,10 @@ int kvr_make_copy(kv_store *s, kvr_window *nw);
  * KV_ERR_UNSUPPORTED when this MPI lacks it. */
 int kvr_proposed_enable(void);
 
-typedef struct kv_abandoned {
+typedef struct kvo_abandoned {
     MPI_Win win;
     void *mem;       /* malloc'd table of a KV_BACKEND_CREATE window, or NULL */
-} kv_abandoned;
+} kvo_abandoned;
 
 /* ---------------------------------------------------------------- store -- */
 struct kv_store {
@@ -156,7 +158,7 @@ struct kv_store {
     bool one_node;        /* every rank of `all` shared one node at open */
     uint64_t write_seq;   /* writes started here */
     uint64_t lock_word;   /* KVS_LOCK_WORD of the write in progress here */
-    kv_abandoned *abandoned;
+    kvo_abandoned *abandoned;
     int nabandoned, cabandoned;
 
     unsigned char *buf;   /* scratch slot image for gets */
@@ -176,9 +178,14 @@ struct kv_store {
     kv_stats st;
     kv_recovery_times *rec;
     int nrec, crec;
-    void *sde;              /* PAPI SDE handle */
     bool trace;             /* KV_TRACE set: recovery steps to stderr */
 };
+
+/* The slots a key may occupy from its home on: max_probe of them, or the
+ * whole table when it is smaller (ops.c, rereplicate.c). */
+static inline uint32_t kvs_probes(const kv_store *s) {
+    return (uint32_t)s->cfg.max_probe < s->nslots ? (uint32_t)s->cfg.max_probe : (uint32_t)s->nslots;
+}
 
 /* Recovery tracing (environment KV_TRACE=1), one line per step. */
 #define KVR_TRACE(s, ...)                                                      \
@@ -187,7 +194,7 @@ struct kv_store {
     } while (0)
 void kvr_trace(const kv_store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* store.c */
+/* window.c */
 /* A window over a fresh table; zeroed unless the caller overwrites it all. */
 int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **base, MPI_Win *win,
                     bool *malloced, bool zero);
@@ -196,7 +203,9 @@ int kvo_map_ranks(kv_store *s);
 /* Set s->shm for the current window (see struct kv_store). */
 void kvo_map_shm(kv_store *s);
 
-/* detect.c */
+/* detect.c.  KVW_TAG: the tag of the watchdog's messages (its pending
+ * receive, and the close signal member 0 sends idle spares). */
+#define KVW_TAG 4242
 int kvw_start(kv_store *s);
 void kvw_stop(kv_store *s);
 /* Test the watchdog; true when a failure is pending. Cheap. */
@@ -271,12 +280,8 @@ void kvr_release_spares(kv_store *s);
 int kvc_load_image(kv_store *s, const unsigned char *img, size_t len, long long number,
                    long long *pairs);
 
-/* sde.c */
-void kv_sde_init(kv_store *s);
-void kv_sde_fini(kv_store *s);
-
-/* status.c */
-void kv_set_msg(char *msg, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* sde.c: the counters of the store opened last, exported through PAPI SDE. */
+void kvp_sde_init(kv_store *s);
+void kvp_sde_fini(kv_store *s);
 
 #endif /* KV_INTERNAL_H */

@@ -54,7 +54,7 @@ enum kv_status {
     KV_ERR_INTERRUPTED = -11,      /* a rank failed during the call; recovery is done: retry */
     KV_ERR_BUSY = -12,             /* a slot stayed locked by a live writer past lock_timeout_ms */
     KV_ERR_CORRUPT = -13,          /* no intact copy could be read within read_retries */
-    KV_ERR_LOST = -14,             /* every replica of the key failed (more than replicas-1 failures) */
+                                   /* -14: unused */
     KV_ERR_NOT_COUNTER = -15,      /* fetch_add on a value that is not 8 bytes */
     KV_ERR_UNSUPPORTED = -16,      /* variant or feature not available in this build */
     KV_ERR_SPARE = -17,            /* called on a spare rank that holds no role yet */
@@ -68,19 +68,35 @@ typedef enum kv_backend {
     KV_BACKEND_CREATE = 1     /* MPI_Win_create over malloc'd memory: osc/rdma */
 } kv_backend;
 
-/* Recovery variants (see DESIGN.md); all report the same phases. */
+/*
+ * Recovery variants (see docs/design.md); all report the same phases.
+ * KV_VARIANTS(X) lists each once, X(ENUM, "name"), in the order of their
+ * numbers: the enum, kv_variant_name and kv_config_set's names come from it
+ * (append new ones at the end: the numbers are part of the ABI).
+ *   none               r = 1, no detection: failure-free baseline
+ *   recreate-copy      new windows, local data copied in, old abandoned
+ *   recreate-inplace   new windows over the same memory, old abandoned
+ *   recreate-free      old windows freed first (may hang; bounded)
+ *   spare              spare ranks replace failed ones
+ *   proposed           the RMA calls report failures, MPIX_Win_revoke: needs
+ *                      Open MPI with patches/openmpi (else kv_open returns
+ *                      KV_ERR_UNSUPPORTED); sets osc_base_ft_rma for the process
+ *   checkpoint-restart no replicas; periodic checkpoints to files
+ */
+#define KV_VARIANTS(X)                            \
+    X(NONE, "none")                               \
+    X(RECREATE_COPY, "recreate-copy")             \
+    X(RECREATE_INPLACE, "recreate-inplace")       \
+    X(RECREATE_FREE, "recreate-free")             \
+    X(SPARE, "spare")                             \
+    X(PROPOSED, "proposed")                       \
+    X(CHECKPOINT, "checkpoint-restart")
+
 typedef enum kv_variant {
-    KV_VARIANT_NONE = 0,              /* r = 1, no detection: failure-free baseline */
-    KV_VARIANT_RECREATE_COPY = 1,     /* new windows, local data copied in, old abandoned */
-    KV_VARIANT_RECREATE_INPLACE = 2,  /* new windows over the same memory, old abandoned */
-    KV_VARIANT_RECREATE_FREE = 3,     /* old windows freed first (may hang; bounded) */
-    KV_VARIANT_SPARE = 4,             /* spare ranks replace failed ones */
-    KV_VARIANT_PROPOSED = 5,          /* the RMA calls report failures, MPIX_Win_revoke:
-                                         needs Open MPI with patches/openmpi (else
-                                         kv_open returns KV_ERR_UNSUPPORTED); sets
-                                         osc_base_ft_rma for the process */
-    KV_VARIANT_CHECKPOINT = 6,        /* no replicas; periodic checkpoints to files */
-    KV_VARIANT_COUNT_ = 7
+#define KV_VARIANT_ENUM_(id, name) KV_VARIANT_##id,
+    KV_VARIANTS(KV_VARIANT_ENUM_)
+#undef KV_VARIANT_ENUM_
+    KV_VARIANT_COUNT_
 } kv_variant;
 
 /*
@@ -119,6 +135,13 @@ int kv_config_set(kv_config *cfg, const char *name, const char *value,
 /* Apply KV_<NAME> environment variables (KV_REPLICAS=3, KV_VARIANT=spare...).
  * Returns KV_OK or KV_ERR_CONFIG with a message. Local. */
 int kv_config_from_env(kv_config *cfg, char *msg, size_t msglen);
+
+/* The names kv_config_set knows, one per field above: the i-th (0-based),
+ * or NULL past the last.  kv_config_get writes field `name` of cfg as the
+ * text kv_config_set reads; KV_OK, or KV_ERR_CONFIG for an unknown name.
+ * For tools that list or record every setting. Local. */
+const char *kv_config_name(int i);
+int kv_config_get(const kv_config *cfg, const char *name, char *buf, size_t buflen);
 
 /* Names of variants and backends, and their inverse (-1 when unknown). */
 const char *kv_variant_name(kv_variant v);
@@ -256,21 +279,33 @@ int kv_size(const kv_store *s);
 /* The configuration the store runs with (after defaults). */
 const kv_config *kv_get_config(const kv_store *s);
 
-/* Counters of this rank (also exported through PAPI SDE as sde:::kvstore::NAME). */
+/* Counters of this rank (also exported through PAPI SDE as
+ * sde:::kvstore::NAME).  KV_STATS(X) lists each once, X(name, "what it
+ * counts"): the struct, the SDE counters and the driver's papi.csv come
+ * from it. */
+#define KV_STATS(X)                                                            \
+    X(puts, "kv_put calls")                                                    \
+    X(gets, "kv_get calls")                                                    \
+    X(deletes, "kv_delete calls")                                              \
+    X(fetch_adds, "kv_fetch_add calls")                                        \
+    X(get_misses, "gets that found no key")                                    \
+    X(read_retries, "re-reads of torn slot copies")                            \
+    X(replica_fallbacks, "reads served by a later replica")                    \
+    X(lock_waits, "slot lock attempts that found the lock taken")              \
+    X(bytes_put, "bytes written with MPI_Put")                                 \
+    X(bytes_got, "bytes read with MPI_Get")                                    \
+    X(polls, "watchdog tests")                                                 \
+    X(recoveries, "recoveries completed")                                      \
+    X(pairs_restored, "copies pushed during re-replication")                   \
+    X(windows_abandoned, "old windows left allocated by the workaround")       \
+    X(locks_broken, "slot locks of failed ranks reset")                        \
+    X(restore_full, "restored copies that found no free slot (lost there)")    \
+    X(checkpoints, "kv_checkpoint calls completed (variant checkpoint-restart)")
+
 typedef struct kv_stats {
-    long long puts, gets, deletes, fetch_adds;
-    long long get_misses;       /* gets that found no key */
-    long long read_retries;     /* re-reads of torn copies */
-    long long replica_fallbacks;/* reads served by a later replica */
-    long long lock_waits;       /* CAS attempts that found a slot locked */
-    long long bytes_put, bytes_got;
-    long long polls;            /* watchdog tests */
-    long long recoveries;       /* recoveries completed */
-    long long pairs_restored;   /* copies pushed during re-replication */
-    long long windows_abandoned;/* old windows left allocated by the workaround */
-    long long locks_broken;     /* slot locks of failed ranks reset */
-    long long restore_full;     /* restored copies that found no free slot (lost there) */
-    long long checkpoints;      /* kv_checkpoint calls completed (variant checkpoint-restart) */
+#define KV_STATS_FIELD_(name, what) long long name;
+    KV_STATS(KV_STATS_FIELD_)
+#undef KV_STATS_FIELD_
 } kv_stats;
 int kv_get_stats(const kv_store *s, kv_stats *out);
 

@@ -128,8 +128,7 @@ static bool kvo_settled(const kvo_key *k, const unsigned char *buf, enum kvs_sta
  * writer held the key's slot past lock_timeout_ms), KV_ERR_INTERRUPTED. */
 static int kvo_lookup(kv_store *s, const kvo_key *k, int rank) {
     unsigned char *buf = s->buf;
-    uint32_t probes = (uint32_t)s->cfg.max_probe < s->nslots ? (uint32_t)s->cfg.max_probe
-                                                            : (uint32_t)s->nslots;
+    uint32_t probes = kvs_probes(s);
     for (uint32_t p = 0; p < probes; p++) {
         uint32_t idx = (uint32_t)((k->home + p) % s->nslots);
         enum kvs_state st;
@@ -302,8 +301,7 @@ static int kvo_lock(kv_store *s, kvo_rep *rep, uint32_t idx, bool holding, doubl
 /* Probe rep's table for key k: sets target/found/version.  KV_ERR_FULL
  * when neither the key nor a free slot is within reach. */
 static int kvo_probe(kv_store *s, const kvo_key *k, kvo_rep *rep, int *first_free) {
-    uint32_t probes = (uint32_t)s->cfg.max_probe < s->nslots ? (uint32_t)s->cfg.max_probe
-                                                            : (uint32_t)s->nslots;
+    uint32_t probes = kvs_probes(s);
     *first_free = -1;
     for (uint32_t p = 0; p < probes; p++) {
         uint32_t idx = (uint32_t)((k->home + p) % s->nslots);

@@ -83,8 +83,7 @@ void kvr_insert_local(kv_store *s, const kvr_rec *r, const unsigned char *key,
                       const unsigned char *val) {
     uint32_t klen = r->klen & ~KVS_TOMB;
     uint64_t kh = kvh_hash(key, klen, 0);
-    uint32_t probes = (uint32_t)s->cfg.max_probe < s->nslots ? (uint32_t)s->cfg.max_probe
-                                                            : (uint32_t)s->nslots;
+    uint32_t probes = kvs_probes(s);
     unsigned char *target = NULL;
     for (uint32_t p = 0; p < probes; p++) {
         unsigned char *slot = s->base + ((kh + p) % s->nslots) * s->slot_size;

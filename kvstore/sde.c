@@ -19,20 +19,9 @@ static const struct {
     const char *name, *desc;
     size_t off;
 } sde_counters[] = {
-#define C(f, d) {#f, d, offsetof(kv_stats, f)}
-    C(puts, "kv_put calls"), C(gets, "kv_get calls"), C(deletes, "kv_delete calls"),
-    C(fetch_adds, "kv_fetch_add calls"), C(get_misses, "gets that found no key"),
-    C(read_retries, "re-reads of torn slot copies"),
-    C(replica_fallbacks, "reads served by a later replica"),
-    C(lock_waits, "slot lock attempts that found the lock taken"),
-    C(bytes_put, "bytes written with MPI_Put"), C(bytes_got, "bytes read with MPI_Get"),
-    C(polls, "watchdog tests"), C(recoveries, "recoveries completed"),
-    C(pairs_restored, "copies pushed during re-replication"),
-    C(windows_abandoned, "old windows left allocated"),
-    C(locks_broken, "slot locks of failed ranks reset"),
-    C(restore_full, "restored copies that found no free slot"),
-    C(checkpoints, "checkpoints written"),
-#undef C
+#define COUNTER_(f, d) {#f, d, offsetof(kv_stats, f)},
+    KV_STATS(COUNTER_)
+#undef COUNTER_
 };
 #define NCOUNTERS (sizeof sde_counters / sizeof sde_counters[0])
 
@@ -44,7 +33,7 @@ static long long sde_read(void *param) {
     return *(const long long *)(const void *)((const char *)&sde_owner->st + sde_counters[i].off);
 }
 
-void kv_sde_init(kv_store *s) {
+void kvp_sde_init(kv_store *s) {
     if (!sde_handle) {
         sde_handle = papi_sde_init("kvstore");
         for (size_t i = 0; sde_handle && i < NCOUNTERS; i++) {
@@ -54,10 +43,8 @@ void kv_sde_init(kv_store *s) {
         }
     }
     sde_owner = s;
-    s->sde = sde_handle;
 }
 
-void kv_sde_fini(kv_store *s) {
+void kvp_sde_fini(kv_store *s) {
     if (sde_owner == s) sde_owner = NULL;
-    s->sde = NULL;
 }

@@ -3,7 +3,6 @@
  */
 #include "kv_internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -24,7 +23,6 @@ const char *kv_strerror(int status) {
     case KV_ERR_INTERRUPTED: return "interrupted by a process failure; the store recovered: retry";
     case KV_ERR_BUSY: return "slot locked by a live writer for longer than lock_timeout_ms";
     case KV_ERR_CORRUPT: return "no intact copy could be read (or a checkpoint file failed its checks)";
-    case KV_ERR_LOST: return "every replica of the key has failed";
     case KV_ERR_NOT_COUNTER: return "stored value is not an 8-byte counter";
     case KV_ERR_UNSUPPORTED: return "variant or feature not supported by this build";
     case KV_ERR_SPARE: return "this rank is an idle spare";
@@ -35,8 +33,10 @@ const char *kv_strerror(int status) {
 }
 
 static const char *const variant_names[KV_VARIANT_COUNT_] = {
-    "none", "recreate-copy", "recreate-inplace", "recreate-free",
-    "spare", "proposed", "checkpoint-restart"};
+#define VARIANT_NAME_(id, name) [KV_VARIANT_##id] = name,
+    KV_VARIANTS(VARIANT_NAME_)
+#undef VARIANT_NAME_
+};
 
 const char *kv_variant_name(kv_variant v) {
     return (v >= 0 && v < KV_VARIANT_COUNT_) ? variant_names[v] : "unknown";
@@ -63,12 +63,4 @@ double kv_wtime(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-void kv_set_msg(char *msg, size_t len, const char *fmt, ...) {
-    if (!msg || !len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, len, fmt, ap);
-    va_end(ap);
 }

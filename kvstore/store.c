@@ -7,7 +7,8 @@
  * rank at open), exposes each member's slot table in one RMA window and
  * opens a single MPI_Win_lock_all epoch that lasts until the window is
  * replaced or closed.  Open validates the configuration on every rank and
- * agrees on the outcome, so every rank gets the same status.
+ * agrees on the outcome, so every rank gets the same status.  The window
+ * itself is made by window.c, which recovery and the variants use too.
  */
 #include "kv_internal.h"
 
@@ -30,99 +31,6 @@ static const kvr_variant_ops *variant_ops(kv_variant v) {
 #endif
     default: return NULL;  /* proposed without the patched Open MPI */
     }
-}
-
-/* Allocate a zeroed table of `bytes` and a window over it on comm. */
-int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **base, MPI_Win *win,
-                    bool *malloced, bool zero) {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "accumulate_ordering", "none");
-    MPI_Info_set(info, "same_disp_unit", "true");
-    int rc;
-    if (s->cfg.backend == KV_BACKEND_ALLOCATE) {
-        void *mem = NULL;
-        MPI_Info_set(info, "alloc_shared_noncontig", "true");
-        /* On one node MPI_Win_allocate gives an osc/sm window; the same
-         * window from MPI_Win_allocate_shared also tells every rank where
-         * the others' tables are mapped (Open MPI 5.0.7's
-         * MPI_Win_shared_query refuses MPI_Win_allocate's windows), which
-         * the workaround variants need for their slot locks (kvo_map_shm). */
-        if (s->one_node && !s->vt->window_failed)
-            rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, comm, &mem, win);
-        else
-            rc = MPI_Win_allocate((MPI_Aint)bytes, 1, info, comm, &mem, win);
-        *base = mem;
-        *malloced = false;
-    } else {
-        void *mem = NULL;
-        if (posix_memalign(&mem, 64, bytes ? bytes : 64)) {
-            MPI_Info_free(&info);
-            return KV_ERR_NOMEM;
-        }
-        rc = MPI_Win_create(mem, (MPI_Aint)bytes, 1, info, comm, win);
-        if (rc != MPI_SUCCESS) {
-            free(mem);
-            mem = NULL;
-        }
-        *base = mem;
-        *malloced = true;
-    }
-    MPI_Info_free(&info);
-    if (rc != MPI_SUCCESS) return kvw_status(s, rc);
-    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
-    if (zero) memset(*base, 0, bytes);
-    return KV_OK;
-}
-
-/* Keep an old window (and its malloc'd memory) out of use without freeing
- * it: freeing is collective over a group with dead members. */
-void kvo_abandon(kv_store *s, MPI_Win win, void *mem) {
-    if (s->nabandoned == s->cabandoned) {
-        int c = s->cabandoned ? 2 * s->cabandoned : 4;
-        kv_abandoned *a = realloc(s->abandoned, (size_t)c * sizeof *a);
-        if (!a) return;  /* leak it untracked rather than fail recovery */
-        s->abandoned = a;
-        s->cabandoned = c;
-    }
-    s->abandoned[s->nabandoned++] = (kv_abandoned){win, mem};
-    s->st.windows_abandoned++;
-}
-
-/* Map every member's table when the window is shared memory and the
- * variant is a workaround (the slot locks of ops.c then use the
- * processor's atomics).  Not for variant proposed, whose patched osc/sm
- * reports failures through MPI's atomics, nor for windows that are not
- * MPI_Win_allocate_shared's (recreate-inplace rebuilds with
- * MPI_Win_create; across nodes the tables are not mapped here). */
-void kvo_map_shm(kv_store *s) {
-    free(s->shm);
-    s->shm = NULL;
-    if (s->win == MPI_WIN_NULL || s->vt->window_failed) return;
-    int *flavor = NULL, found = 0;
-    if (MPI_Win_get_attr(s->win, MPI_WIN_CREATE_FLAVOR, &flavor, &found) != MPI_SUCCESS || !found ||
-        *flavor != MPI_WIN_FLAVOR_SHARED)
-        return;
-    unsigned char **shm = calloc((size_t)s->size, sizeof *shm);
-    for (int r = 0; shm && r < s->size; r++) {
-        MPI_Aint size = 0;
-        int unit = 0;
-        if (MPI_Win_shared_query(s->win, r, &size, &unit, &shm[r]) != MPI_SUCCESS || !shm[r] ||
-            (size_t)size < s->table_bytes) {
-            free(shm);
-            return;
-        }
-    }
-    s->shm = shm;
-}
-
-/* Learn every member's id and current rank (collective over s->comm). */
-int kvo_map_ranks(kv_store *s) {
-    int rc = MPI_Allgather(&s->my_id, 1, MPI_INT, s->live_ids, 1, MPI_INT, s->comm);
-    if (rc != MPI_SUCCESS) return kvw_status(s, rc);
-    for (int i = 0; i < s->nids; i++) s->rank_of_id[i] = -1;
-    for (int r = 0; r < s->size; r++) s->rank_of_id[s->live_ids[r]] = r;
-    return KV_OK;
 }
 
 static int open_check(MPI_Comm comm, const kv_config *cfg) {
@@ -254,7 +162,7 @@ int kv_open(MPI_Comm comm, const kv_config *cfg_in, kv_store **out) {
         free_store(s);
         return all;
     }
-    kv_sde_init(s);
+    kvp_sde_init(s);
     *out = s;
     return KV_OK;
 }
@@ -277,7 +185,7 @@ int kv_close(kv_store *s) {
      * are left to MPI_Finalize (counted in stats.windows_abandoned). */
     if (s->comm != s->all && s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
     MPI_Comm_free(&s->all);
-    kv_sde_fini(s);
+    kvp_sde_fini(s);
     free_store(s);
     return rc == KV_WARN_DEGRADED ? KV_OK : rc;
 }

@@ -14,4 +14,4 @@ fi
 index=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" "$LISTING")
 [ -n "$index" ] || { echo "task.sh: no line $SLURM_ARRAY_TASK_ID in $LISTING" >&2; exit 2; }
 echo "task.sh: job ${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}: run $index of $CAMPAIGN on $(hostname)"
-exec python3 "$ROOT/experiments/campaign.py" run-one "$CAMPAIGN" "$index"
+exec python3 "$ROOT/experiments/campaign/campaign.py" run-one "$CAMPAIGN" "$index"

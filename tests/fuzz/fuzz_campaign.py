@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """fuzz_campaign.py -- campaign files are parsed by Python (campaign.py), so
 libFuzzer does not reach them; this mutates the committed campaigns (and the
 seeds in tests/fuzz/corpus/fuzz_cfgfile) for SECONDS and feeds each result
@@ -6,8 +6,10 @@ to campaign.parse and campaign.expand.  Pass rule: every input is accepted
 or refused with CampaignError (a message naming file and line); any other
 exception is a failure, and the input is written to build/fuzz/ to become a
 regression input in tests/fuzz/regressions/fuzz_campaign/ (replayed first).
-Usage: fuzz_campaign.py SECONDS
+Usage: fuzz_campaign.py [SECONDS], with experiments/campaign on PYTHONPATH
+(tests/fuzz/run.sh sets it).
 """
+import argparse
 import glob
 import os
 import random
@@ -16,9 +18,9 @@ import tempfile
 import time
 import traceback
 
+import campaign
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "experiments"))
-import campaign  # noqa: E402
 
 TOKENS = [b"[campaign]", b"[sweep]", b"[fixed]", b"=", b",", b"\"", b"#", b";", b"\n", b"ranks",
           b"store.variant", b"repetitions", b"0", b"-1", b"99999999999999999999", b"\xff", b"\x00",
@@ -57,8 +59,10 @@ def one(data, path):
 
 
 def main():
-    secs = float(sys.argv[1]) if len(sys.argv) > 1 else 20
-    seeds = [open(p, "rb").read() for p in sorted(glob.glob(os.path.join(ROOT, "experiments", "campaigns", "*.campaign"))
+    ap = argparse.ArgumentParser(description="Mutation fuzzer of the campaign file parser.")
+    ap.add_argument("seconds", nargs="?", type=float, default=20.0, help="how long (default 20)")
+    secs = ap.parse_args().seconds
+    seeds = [open(p, "rb").read() for p in sorted(glob.glob(os.path.join(ROOT, "experiments", "campaign", "campaigns", "*.campaign"))
                                                  + glob.glob(os.path.join(ROOT, "tests", "fuzz", "corpus", "fuzz_cfgfile", "*")))]
     regress = sorted(glob.glob(os.path.join(ROOT, "tests", "fuzz", "regressions", "fuzz_campaign", "*")))
     out = os.path.join(ROOT, "build", "fuzz")

@@ -1,6 +1,6 @@
 /*
  * fuzz_cfgfile.c -- the config-file parser of the driver and campaigns
- * (experiments/cfgfile.c): any text is parsed or refused with a message.
+ * (experiments/driver/cfgfile.c): any text is parsed or refused with a message.
  */
 #include <stdlib.h>
 #include <string.h>

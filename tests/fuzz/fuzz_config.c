@@ -4,6 +4,7 @@
  * through kv_config_check; errors come with a message, never a crash.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "kv_internal.h"
 

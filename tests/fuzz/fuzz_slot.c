@@ -4,6 +4,8 @@
  * past `have`, and for LIVE/DELETED the key and value it vouches for must
  * lie inside the image (touched here so ASan sees any overrun).
  */
+#include <stdlib.h>
+
 #include "kv_internal.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {

@@ -2,8 +2,7 @@
  * make_seeds.c -- writes the binary seed inputs of the slot and record
  * fuzz targets (valid images, so the fuzzer starts from the structure the
  * code expects rather than having to find a checksum).  Run by hand:
- *   clang -Ikvstore -I$MPI_HOME/include tests/fuzz/make_seeds.c kvstore/[a-z]*.c -L$MPI_HOME/lib \
- *         -lmpi -lsde -lm -o /tmp/make_seeds && /tmp/make_seeds tests/fuzz/corpus
+ *   build/tests/fuzz/make_seeds tests/fuzz/corpus   (make builds it)
  */
 #include <stdio.h>
 #include <stdlib.h>

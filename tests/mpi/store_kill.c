@@ -25,7 +25,7 @@
  * run: 6 create proposed 2 1 0 seq
  *
  * Arguments: backend variant r kills [spares] [seq|rerep|rerep:POINT]; $KV_TEST_SEED
- * varies the victims and the moments (the soak target, experiments/soak.sh).
+ * varies the victims and the moments (the soak target, experiments/bench/soak.sh).
  * Every rank runs a mixed workload of puts (own keys), gets and counter
  * increments; `kills` ranks (never rank 0), chosen with a fixed seed, raise
  * SIGKILL at random operations -- at once, or one after another ("seq",

@@ -33,7 +33,7 @@
  *           works (a barrier succeeds);
  *   stock   switch off (the default): put + flush to the dead victim keep
  *           returning MPI_SUCCESS for a second after the failure is known
- *           (FACTS.md's stock osc/sm behaviour), so the workaround
+ *           (the stock osc/sm behaviour of docs/facts.md), so the workaround
  *           variants measure stock Open MPI on the patched build.
  */
 #include <mpi.h>

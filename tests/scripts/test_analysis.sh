@@ -12,10 +12,11 @@
 # header, truncated recovery.csv row, meta.json without a field, and a few
 # more) make figures.py exit non-zero with "error: FILE: ..." naming the
 # file, and no Python traceback.  Exit 0 = pass; every failure is printed.
-# Python: $PYTHON, default /usr/bin/python3 (Debian's, with matplotlib).
+# Python: $PYTHON, default the first python3 on PATH with matplotlib and
+# numpy (analysis/pyfind.py).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-PY=${PYTHON:-/usr/bin/python3}
+PY=${PYTHON:-$(python3 "$ROOT/analysis/pyfind.py")}
 FIX=$ROOT/tests/fixtures/results-mini
 FIG=$ROOT/analysis/figures.py
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_analysis.XXXXXX")
@@ -153,7 +154,7 @@ good() {  # name mutation
   [ "$n" = 6 ] || fail "$1: summary.csv counts $n runs, expected 6"
 }
 H=recreate-free-allocate-8-r2-ycsb-b-kill-1
-# the stub meta.json experiments/campaign.py writes for a run that hung
+# the stub meta.json experiments/campaign/campaign.py writes for a run that hung
 good stub-meta "$PY -c 'import json; m = json.load(open(\"$H/meta.json\"))
 keep = \"campaign run_id status variant backend ranks nodes replicas failures job_id\".split()
 json.dump({k: m[k] for k in keep}, open(\"$H/meta.json\", \"w\"))'"

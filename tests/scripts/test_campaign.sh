@@ -9,11 +9,11 @@
 # local run of a tiny campaign finishes, and running it again skips it.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-C="python3 $ROOT/experiments/campaign.py"
+C="python3 $ROOT/experiments/campaign/campaign.py"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-a=$($C list "$ROOT/experiments/campaigns/default.campaign") || fail "list default"
-b=$($C list "$ROOT/experiments/campaigns/default.campaign")
+a=$($C list "$ROOT/experiments/campaign/campaigns/default.campaign") || fail "list default"
+b=$($C list "$ROOT/experiments/campaign/campaigns/default.campaign")
 [ "$a" = "$b" ] || fail "ids not stable"
 [ "$(wc -l <<<"$a")" -eq 3 ] || fail "default campaign should expand to 3 runs"
 grep -q ' spare-allocate-n9-' <<<"$a" || fail "spare run should have 8+1 ranks: $a"
@@ -26,9 +26,9 @@ bad() {  # name expected-message-part file-body
 HEAD='[campaign]\nname = t\n'
 bad section "$T/section.campaign:3: bad section header" "${HEAD}[nonsense]\n"
 bad setting ":3: unknown campaign setting 'colour'" "${HEAD}colour = red\n"
-bad noeq ":4: expected 'name = value'" "${HEAD}[fixed]\nranks 4\n"
+bad noeq ":4: no '=' in the line" "${HEAD}[fixed]\nranks 4\n"
 bad number ":4: ranks must be a positive integer" "${HEAD}[sweep]\nranks = 4, x\n"
-bad quote ":4: unterminated quote" "${HEAD}[fixed]\ndriver.failures = \"target=ranks:1\n"
+bad quote ":4: unterminated quoted value" "${HEAD}[fixed]\ndriver.failures = \"target=ranks:1\n"
 bad noname "needs a name" "[campaign]\nrepetitions = 2\n[fixed]\nranks = 2\n"
 bad both "in both \\[sweep\\] and \\[fixed\\]" "${HEAD}[sweep]\nranks = 2\n[fixed]\nranks = 4\n"
 bad key ":4: 'store' is not store.X" "${HEAD}[fixed]\nstore = 1\n"

@@ -3,7 +3,7 @@
 #
 # Pass rules:
 #  1. a 4-rank run of each YCSB workload A-F finishes and writes every file
-#     of experiments/RESULTS.md with its exact header, non-empty; the
+#     of docs/formats.md with its exact header, non-empty; the
 #     timeline's operations add up to the operation count of meta.json and
 #     of latency.csv (op all, phase all), and no value read failed its check;
 #  2. bad settings each get their own message and exit status 2: an unknown

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# test_redis.sh -- the driver's Redis backend against real servers (issue #9).
+# test_redis.sh -- the driver's Redis backend against real servers.
 #
-# Every Redis here is started by experiments/redis_harness.sh on free
+# Every Redis here is started by experiments/bench/redis_harness.sh on free
 # loopback ports.  Pass rules:
 #  1. YCSB A on 2 ranks against a primary and a replica (WAIT 1): the run
 #     passes, every value read was checked and none failed (verify_errors 0,
@@ -25,7 +25,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v redis-server >/dev/null || { echo "skip: redis-server not installed (make deps)"; exit 77; }
 export RUN=$ROOT/scripts/kvrun DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver INJ=${KV_BUILD:-$ROOT/build}/bin/kv_inject
-HARNESS=$ROOT/experiments/redis_harness.sh
+HARNESS=$ROOT/experiments/bench/redis_harness.sh
 for b in "$DRV" "$INJ"; do [ -x "$b" ] || { echo "FAIL: $b not built (make)"; exit 1; }; done
 export T; T=$(mktemp -d "${TMPDIR:-/tmp}/test_redis.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -92,7 +92,7 @@ ms=$(fo "$T/fo" failover_first_ms)
 echo "ok: primary killed, Sentinel failover, first write again after $ms ms, nothing lost"
 
 # 4. errors
-port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 out=$("$RUN" -n 2 --timeout 60 --no-verdict -- "$DRV" driver.backend=redis redis.port="$port" $COMMON \
   workload.operations=100 driver.out="$T/noport" 2>&1); st=$?
 grep -q "cannot connect to Redis at 127.0.0.1:$port" <<<"$out" || fail "no clear message for a closed port: $out"

@@ -1,5 +1,5 @@
 /*
- * test_cfgfile.c -- the driver's config file parser, experiments/cfgfile.c.
+ * test_cfgfile.c -- the driver's config file parser, experiments/driver/cfgfile.c.
  *
  * Pass rules:
  *  - a good file (comments whole-line and trailing with '#' and ';', blank

@@ -1,5 +1,5 @@
 /*
- * test_histogram.c -- the log-linear latency histogram of experiments/histogram.c.
+ * test_histogram.c -- the log-linear latency histogram of experiments/driver/histogram.c.
  *
  * Pass rules:
  *  - bucket layout: every value lies in [low, high) of its bucket, buckets

@@ -67,8 +67,8 @@ static void test_rng_reference(void **st) {
     (void)st;
     kvi_rng r = {{1, 2, 3, 4}};
     static const uint64_t xo[4] = {11520, 0, 1509978240, 1215971899390074240ULL};
-    for (int i = 0; i < 4; i++) assert_true(kvi__rng_next(&r) == xo[i]);
-    kvi__rng_seed(&r, 1234567);   /* state = the first splitmix64 outputs */
+    for (int i = 0; i < 4; i++) assert_true(kvu_rng_next(&r) == xo[i]);
+    kvu_rng_seed(&r, 1234567);   /* state = the first splitmix64 outputs */
     assert_true(r.s[0] == 6457827717110365317ULL && r.s[1] == 3203168211198807973ULL);
     for (int i = 0; i < 1000; i++) {
         double u = kvi__rng_open01(&r);

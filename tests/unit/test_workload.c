@@ -1,5 +1,5 @@
 /*
- * test_workload.c -- the YCSB workload generators of experiments/workload.c.
+ * test_workload.c -- the YCSB workload generators of experiments/driver/workload.c.
  *
  * Pass rules (seeds fixed, so every run draws the same numbers):
  *  - uniform over 100 records, 100k draws: chi-square below 148.23, the

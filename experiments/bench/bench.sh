@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# bench.sh -- `make bench`: the benchmarks, results in results/bench/.
+#
+#   store-vs-raw.csv  kv_get / kv_put against the raw RMA they need (2 ranks)
+#   hotpath.csv       the local steps of a read: hash, placement, slot decode
+#   ycsb.csv          failure-free YCSB A, B, C per variant and ranks
+#   recovery.csv      one kill per run: variants x ranks x pairs x reps
+#   checkpoint.csv    the checkpoint/restart baseline (bench_checkpoint.sh)
+#   redis.csv         the store against Redis, failure-free and failover (bench_redis.sh)
+#   proposed.csv      variant proposed (the patched Open MPI's fault-tolerant
+#                     RMA) against the workarounds, one kill per run, side by
+#                     side; proposed-overhead.csv its failure-free YCSB cost
+# Each benchmark prints its table; the CSV files are rewritten by each run
+# of the benchmark (BENCH=name runs just one).  The recovery matrix is
+# sized by RANKS, PAIRS, REPS and VARIANTS (defaults below fit this 2-core
+# machine in about half an hour).
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=$ROOT/results/bench
+BIN=${KV_BUILD:-$ROOT/build}/bin
+mkdir -p "$OUT"
+want() { [ -z "${BENCH:-}" ] || [ "$BENCH" = "$1" ]; }
+
+# ycsb_point WORKLOAD VARIANT RANKS: one failure-free driver run (closed
+# loop, YCSB_SECONDS, 20,000 records, 64-byte values; r = 1 for none, one
+# extra spare rank for spare); prints "throughput,read p50,read p99", NA
+# for what the run did not write.
+ycsb_point() {
+  local w=$1 v=$2 n=$3 r=2 sp=0 d tput p50 p99
+  [ "$v" = none ] && r=1
+  [ "$v" = spare ] && sp=1
+  d=$(mktemp -d)
+  "$ROOT/scripts/kvrun" -n $((n + sp)) --timeout 120 -- "$BIN/kv_driver" workload.workload=$w \
+    workload.records=20000 workload.operations=0 workload.duration_s=${YCSB_SECONDS:-3} \
+    workload.value_bytes=64 store.max_value=64 store.slots_per_rank=32768 store.variant=$v \
+    store.replicas=$r store.spares=$sp driver.progress=0 driver.out="$d" > "$d/log" 2>&1
+  tput=$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$d/summary.txt" 2>/dev/null)
+  p50=$(awk -F, '$1=="read" && $2=="all" {print $4}' "$d/latency.csv" 2>/dev/null)
+  p99=$(awk -F, '$1=="read" && $2=="all" {print $6}' "$d/latency.csv" 2>/dev/null)
+  rm -rf "$d"
+  echo "${tput:-NA},${p50:-NA},${p99:-NA}"
+}
+
+# recovery_point VARIANT RANKS PAIRS REP FILE LINES: one run of
+# bench_recovery (one kill; it appends its row to FILE; variant spare gets
+# one rank more, its spare); prints the last LINES lines of its output and
+# returns kvrun's status (3: hung).
+recovery_point() {
+  local v=$1 n=$2 p=$3 rep=$4 f=$5 lines=$6 np=$2 sp=0 res st
+  [ "$v" = spare ] && np=$((n + 1)) sp=1
+  KV_KILL_LOG=$(mktemp); export KV_KILL_LOG
+  res=$("$ROOT/scripts/kvrun" -n "$np" --timeout "${RECOVERY_TIMEOUT:-300}" -- \
+        env KV_SPARES=$sp "$BIN/bench_recovery" "$v" allocate "$p" "$rep" "$f" 2>&1)
+  st=$?
+  grep -v '^\[rank\|^PASS' <<<"$res" | grep -v '^#' | tail -"$lines"
+  rm -f "$KV_KILL_LOG"
+  return $st
+}
+
+if want store-vs-raw; then
+  f=$OUT/store-vs-raw.csv
+  echo "operation,backend,ranks,value_bytes,store_us,raw_us,ratio" > "$f"
+  for b in allocate create; do
+    "$ROOT/scripts/kvrun" -n 2 --timeout 600 -- "$BIN/bench_store_raw" "$b" "$f" "${OPS:-100000}" 9 \
+      | grep -v '^\[rank\|^PASS'
+  done
+  echo "wrote $f"
+fi
+
+if want hotpath; then
+  f=$OUT/hotpath.csv
+  echo "step,ranks,replicas,value_bytes,ns_per_call,rounds" > "$f"
+  "$BIN/bench_hotpath" "$f" "${HOTPATH_ITERS:-10000000}" 9 || echo "bench: bench_hotpath failed" >&2
+  echo "wrote $f"
+fi
+
+if want ycsb; then
+  # Failure-free YCSB A, B, C per variant and ranks, closed loop; the
+  # overhead of fault tolerance is the throughput against variant none.
+  f=$OUT/ycsb.csv
+  echo "workload,variant,backend,ranks,throughput_ops_per_s,p50_us,p99_us" > "$f"
+  for w in a b c; do
+    for n in ${YCSB_RANKS:-2 4 8}; do
+      for v in none recreate-copy recreate-inplace recreate-free spare; do
+        echo "$w,$v,allocate,$n,$(ycsb_point "$w" "$v" "$n")" | tee -a "$f"
+      done
+    done
+  done
+  python3 "$ROOT/experiments/bench/report.py" print ycsb --file "$f"
+  echo "wrote $f"
+fi
+
+if want checkpoint; then  # the checkpoint/restart baseline
+  bash "$ROOT/experiments/bench/bench_checkpoint.sh"
+fi
+
+if want recovery; then
+  f=$OUT/recovery.csv  # APPEND=1 adds rows to it instead of starting it anew
+  [ "${APPEND:-0}" = 1 ] && [ -s "$f" ] || echo "variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang" > "$f"
+  # Sizes outer, variants inner: a matrix cut short still compares every
+  # variant on the sizes it reached.
+  for p in ${PAIRS:-10000 100000 1000000}; do
+    for n in ${RANKS:-4 8 16}; do
+      for v in ${VARIANTS:-recreate-copy recreate-inplace recreate-free spare}; do
+        for rep in $(seq "${REP_FROM:-1}" "${REPS:-5}"); do  # REP_FROM: add repetitions later
+          recovery_point "$v" "$n" "$p" "$rep" "$f" 2
+          if [ $? -eq 3 ]; then
+            echo "$v,allocate,$n,$p,$rep,,,,,,,,,,yes" >> "$f"
+            echo "$v ranks=$n pairs=$p rep=$rep: HUNG"
+          fi
+        done
+      done
+    done
+  done
+  echo "wrote $f"
+fi
+
+if want proposed; then  # variant proposed against the workarounds
+  # Failure-free first: YCSB B and C throughput of none, recreate-copy and
+  # proposed, interleaved run by run so that the machine's noise falls on
+  # all three alike.
+  f=$OUT/proposed-overhead.csv  # OVERHEAD_REPS=0 keeps the file as it is
+  [ "${OVERHEAD_REPS:-5}" -gt 0 ] && echo "workload,variant,backend,ranks,repetition,throughput_ops_per_s,p50_us,p99_us" > "$f"
+  for rep in $(seq 1 "${OVERHEAD_REPS:-5}"); do
+    for w in b c; do
+      for n in ${OVERHEAD_RANKS:-2 4}; do
+        for v in none recreate-copy proposed; do
+          echo "$w,$v,allocate,$n,$rep,$(ycsb_point "$w" "$v" "$n")" | tee -a "$f"
+        done
+      done
+    done
+  done
+  [ "${OVERHEAD_REPS:-5}" -gt 0 ] && echo "wrote $f"
+  # Recovery: one kill per run, the three variants that rebuild on
+  # MPI_Win_allocate windows, interleaved per repetition.
+  f=$OUT/proposed.csv
+  echo "variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang" > "$f"
+  for p in ${PAIRS:-10000 100000 1000000}; do
+    for n in ${RANKS:-4 8}; do
+      for rep in $(seq 1 "${REPS:-5}"); do
+        for v in proposed recreate-copy recreate-free; do
+          recovery_point "$v" "$n" "$p" "$rep" "$f" 1
+          st=$?
+          if [ "$st" -ne 0 ] && ! grep -q "^$v,allocate,$n,$p,$rep," "$f"; then
+            echo "$v,allocate,$n,$p,$rep,,,,,,,,,,yes" >> "$f"
+            echo "$v ranks=$n pairs=$p rep=$rep: HUNG or failed (exit $st)"
+          fi
+        done
+      done
+    done
+  done
+  echo "wrote $f"
+  python3 "$ROOT/experiments/bench/report.py" print proposed loc
+  python3 "$ROOT/analysis/fig_proposed.py" "$OUT" "$OUT/figures" || echo "bench: no proposed figure (see above)"
+fi
+
+if want redis; then  # the store against Redis
+  bash "$ROOT/experiments/bench/bench_redis.sh"
+fi

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# bench_redis.sh -- the store against Redis; `BENCH=redis make bench`
+# (experiments/bench/bench.sh) or directly.  Writes results/bench/redis.csv, prints
+# a summary table and draws results/bench/figures/redis.png.
+#
+# 1. Failure-free, side by side in one run: YCSB A, B, C at 2 and 4 ranks,
+#    the store (variant recreate-copy, r = 2) and Redis (a primary and one
+#    replica, WAIT 1 after every write: r = 2 modelled), the same driver,
+#    workload, keys and values; each Redis run gets fresh servers
+#    (experiments/bench/redis_harness.sh).  Store and Redis runs alternate, so a
+#    load elsewhere on the machine hits both alike.
+# 2. Failover: REDIS_FAILOVER_REPS runs of YCSB A on REDIS_FAILOVER_RANKS
+#    ranks against Redis with 3 sentinels (quorum 2, down-after 1000 ms);
+#    kv_inject kills the primary (SIGKILL, by pid from the table the driver
+#    publishes when its run phase starts) REDIS_KILL_AT seconds into the run.
+#
+# redis.csv, one row per run:
+#   system              store | redis
+#   kind                failure-free | failover
+#   workload, ranks, repetition
+#   throughput_ops_per_s  operations of all ranks / run time (with the outage for failover)
+#   p50_us, p99_us      latency of all operations (histogram percentiles)
+#   read_p50_us, read_p99_us, update_p50_us, update_p99_us   per operation (NA: none)
+#   ops, failed_ops, retried_ops, verify_errors              from meta.json
+#   failover_first_ms   kill (kv_inject's log, CLOCK_REALTIME) to the first
+#                       acknowledged write after the failover, on the first
+#                       rank to write again
+#   failover_last_ms    the same on the last rank to write again
+#   acked_lost          keys whose latest acknowledged write was not read back
+#                       after the run (NA: not checked: the store rows)
+#   degraded_writes     writes acknowledged by fewer replicas than asked (after a
+#                       failover nobody restarts the old primary: the new one has none)
+#   status              the driver's verdict through scripts/kvrun: pass, fail, crashed, hung
+# Sizes (environment, REDIS_ so that bench.sh's RANKS is not taken):
+# REDIS_RANKS ("2 4"), REDIS_WORKLOADS ("a b c"), REDIS_RUN_S (3),
+# REDIS_RECORDS (20000), REDIS_FAILOVER_REPS (5), REDIS_FAILOVER_RANKS (4),
+# REDIS_FAILOVER_S (6), REDIS_KILL_AT (1.5); BENCH_OUT the directory
+# (results/bench).  About 3 minutes here.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${KV_BUILD:-$ROOT/build}/bin
+HARNESS=$ROOT/experiments/bench/redis_harness.sh
+RUN_S=${REDIS_RUN_S:-3} RECORDS=${REDIS_RECORDS:-20000} KILL_AT=${REDIS_KILL_AT:-1.5}
+COMMON=(workload.records="$RECORDS" workload.operations=0 workload.value_bytes=64 driver.progress=0)
+
+# Inside the harness (failover run): the injector next to the driver.
+if [ "${1:-}" = --failover-run ]; then
+  d=$2 np=$3
+  "$BIN/kv_inject" --pids "$d/pids" --nranks 2 --max-simultaneous 1 --timeout 120 \
+    --schedule "target=ranks:1; when=time:$KILL_AT" --log "$d/kills.csv" \
+    --schedule-out "$d/schedule.csv" > "$d/inject.log" 2>&1 &
+  inj=$!
+  "$ROOT/scripts/kvrun" -n "$np" --timeout 120 -- "$BIN/kv_driver" driver.backend=redis \
+    redis.port="$REDIS_PORT" redis.sentinel_port="$REDIS_SENTINEL_PORTS" \
+    redis.master_name="$REDIS_MASTER_NAME" redis.wait_replicas=1 workload.workload=a \
+    workload.duration_s="${REDIS_FAILOVER_S:-6}" "${COMMON[@]}" driver.out="$d"
+  rc=$?
+  kill "$inj" 2>/dev/null  # still waiting when the driver failed early
+  wait "$inj" 2>/dev/null
+  exit $rc
+fi
+
+OUT=${BENCH_OUT:-$ROOT/results/bench}
+f=$OUT/redis.csv
+mkdir -p "$OUT"
+for x in "$BIN/kv_driver" "$BIN/kv_inject"; do [ -x "$x" ] || { echo "bench_redis: $x missing: run make" >&2; exit 1; }; done
+command -v redis-server >/dev/null || { echo "bench_redis: redis-server not installed (make deps)" >&2; exit 1; }
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+echo "system,kind,workload,ranks,repetition,throughput_ops_per_s,p50_us,p99_us,read_p50_us,read_p99_us,update_p50_us,update_p99_us,ops,failed_ops,retried_ops,verify_errors,failover_first_ms,failover_last_ms,acked_lost,degraded_writes,status" > "$f"
+
+na() { [ -n "$1" ] && echo "$1" || echo NA; }
+row() {  # system kind workload ranks rep dir kvrun-status
+  local d=$6 st
+  case $7 in 0) st=pass ;; 1) st=fail ;; 2) st=crashed ;; 3) st=hung ;; *) st=error ;; esac
+  lat() { na "$(awk -F, -v op="$1" -v c="$2" '$1 == op && $2 == "all" {print $c}' "$d/latency.csv" 2>/dev/null)"; }
+  meta() { na "$(sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" "$d/meta.json" 2>/dev/null)"; }
+  fo() { na "$(awk -F, -v c="$1" 'NR == 2 {print $c}' "$d/failover.csv" 2>/dev/null)"; }
+  local tput; tput=$(na "$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$d/summary.txt" 2>/dev/null)")
+  echo "$1,$2,$3,$4,$5,$tput,$(lat all 4),$(lat all 6),$(lat read 4),$(lat read 6),$(lat update 4),$(lat update 6),$(meta operations_done),$(meta failed_ops),$(meta retried_ops),$(meta verify_errors),$(fo 2),$(fo 3),$(fo 10),$(fo 7),$st" | tee -a "$f"
+}
+
+echo "== failure-free: the store (recreate-copy, r=2) and Redis (primary + replica, WAIT 1), ${RUN_S} s each"
+for w in ${REDIS_WORKLOADS:-a b c}; do
+  for n in ${REDIS_RANKS:-2 4}; do
+    d=$T/store-$w-$n
+    "$ROOT/scripts/kvrun" -n "$n" --timeout 120 -- "$BIN/kv_driver" workload.workload="$w" \
+      workload.duration_s="$RUN_S" "${COMMON[@]}" store.max_value=64 store.slots_per_rank=32768 \
+      store.variant=recreate-copy store.replicas=2 driver.out="$d" > "$T/log" 2>&1
+    row store failure-free "$w" "$n" 1 "$d" $?
+    d=$T/redis-$w-$n
+    # shellcheck disable=SC2016  # expanded inside the harness
+    "$HARNESS" -- bash -c '"$0" -n "$1" --timeout 120 -- "$2" driver.backend=redis redis.port="$REDIS_PORT" \
+      redis.wait_replicas=1 "${@:3}"' "$ROOT/scripts/kvrun" "$n" "$BIN/kv_driver" workload.workload="$w" \
+      workload.duration_s="$RUN_S" "${COMMON[@]}" driver.out="$d" > "$T/log" 2>&1
+    row redis failure-free "$w" "$n" 1 "$d" $?
+  done
+done
+
+FR=${REDIS_FAILOVER_RANKS:-4}
+echo "== failover: Redis with 3 sentinels, primary SIGKILLed at ${KILL_AT} s (kv_inject), YCSB A, $FR ranks"
+for rep in $(seq 1 "${REDIS_FAILOVER_REPS:-5}"); do
+  d=$T/failover-$rep
+  mkdir -p "$d"
+  "$HARNESS" --sentinels 3 --down-after-ms 1000 -- "$0" --failover-run "$d" "$FR" > "$T/log" 2>&1
+  st=$?
+  row redis failover a "$FR" "$rep" "$d" $st
+  [ -s "$d/kills.csv" ] || { echo "  (no kill logged: $(tail -1 "$d/inject.log" 2>/dev/null))"; tail -3 "$T/log"; }
+done
+
+echo
+echo "summary (throughput in ops/s, latency of all operations in us):"
+python3 "$ROOT/experiments/bench/report.py" print redis --file "$f"
+echo "wrote $f"
+if python3 "$ROOT/analysis/fig_redis.py" "$f" "$OUT/figures"; then :; else echo "bench_redis: no figure (see above)"; fi

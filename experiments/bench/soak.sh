@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# soak.sh -- randomised kill runs judged by the history checker.
+#
+# Each run is tests/history/run.sh: ranks run random gets, puts and
+# deletes on shared keys, every operation logged; ranks are SIGKILLed from
+# outside at a random instant (any rank, rank 0 included); afterwards
+# tests/history/check.py checks that the history is linearizable and that
+# the survivors' final reads hold every acknowledged write and delete, and
+# kv_audit that the replicas agree.  A run past its deadline is a hang,
+# killed and counted, never a pass.
+#
+# `make soak` runs, interleaved seed by seed so that a stopped soak is
+# still balanced (and a rerun resumes where it stopped):
+#   osc/sm (backend allocate): every variant in every scenario of run.sh
+#     (none of recreate-inplace's after its first recovery: its rebuilt
+#     windows are osc/rdma windows, which hang on a later failure; it runs
+#     single, rank0 and double, whose kills one recovery handles);
+#   osc/rdma (backend create): variant proposed in every scenario;
+# RUNS (31) runs per cell, each TIMEOUT (40) s at most, SECONDS_ (1.5) s of
+# workload.  It writes results/bench/soak.csv, one row per run:
+#   variant,backend,scenario,r,ranks,seed,victims,outcome,ops,orphans,seconds
+# (victims: the ranks killed from outside, ';'-separated, and RANK@POINT
+# for a rank killed inside recovery), keeps the files of every run that
+# did not pass under results/bench/soak-logs/, writes what made the file
+# to results/bench/soak.meta (scripts/provenance), and prints a summary.
+# `SET=hangs-rdma make soak` instead measures the hang rate of every
+# variant on osc/rdma with tests/mpi/store_kill (results/bench/
+# hangs-rdma.csv: variant,backend,scenario,ranks,seed,outcome,seconds).
+# VARIANTS, SCENARIOS and OUT narrow or redirect a run.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BENCH=$ROOT/results/bench
+RUNS=${RUNS:-31}
+TIMEOUT=${TIMEOUT:-40}
+SECONDS_=${SECONDS_:-1.5}
+VARIANTS=${VARIANTS:-recreate-copy recreate-inplace recreate-free spare proposed}
+SCENARIOS=${SCENARIOS:-single rank0 double staggered seq rerep}
+# A finalize that hangs after a verdict is cut after 2 s (kvrun's grace).
+export KVRUN_GRACE=${KVRUN_GRACE:-2}
+CMD="RUNS=$RUNS TIMEOUT=$TIMEOUT SECONDS_=$SECONDS_ VARIANTS='$VARIANTS' SCENARIOS='$SCENARIOS' make soak"
+
+cells() {  # "variant backend scenario" lines, osc/sm first, then osc/rdma
+  local v sc
+  for v in $VARIANTS; do
+    for sc in $SCENARIOS; do
+      if [ "$v" = recreate-inplace ]; then case $sc in single|rank0|double) ;; *) continue ;; esac; fi
+      echo "$v allocate $sc"
+    done
+  done
+  case " $VARIANTS " in *" proposed "*) for sc in $SCENARIOS; do echo "proposed create $sc"; done ;; esac
+}
+
+history_soak() {
+  local out=${OUT:-$BENCH/soak.csv} v b sc r sp seed t0 ms line res dir
+  local header=variant,backend,scenario,r,ranks,seed,victims,outcome,ops,orphans,seconds
+  mkdir -p "$(dirname "$out")"
+  if [ -s "$out" ] && [ "$(head -1 "$out")" = "$header" ]; then
+    { echo "resumed:"; "$ROOT/scripts/provenance" "$CMD" | sed 's/^/  /'; } >> "${out%.csv}.meta"
+  else
+    echo "$header" > "$out"
+    "$ROOT/scripts/provenance" "$CMD" > "${out%.csv}.meta"
+  fi
+  mapfile -t CELLS < <(cells)
+  for seed in $(seq 1 "$RUNS"); do
+    for cell in "${CELLS[@]}"; do
+      read -r v b sc <<<"$cell"
+      grep -q "^$v,$b,$sc,[0-9]*,[0-9]*,$seed," "$out" && continue  # done before: resume
+      r=2; case $sc in double|staggered|rerep) r=3 ;; esac
+      sp=0; [ "$v" = spare ] && sp=1
+      dir=$(mktemp -d "${TMPDIR:-/tmp}/soak.XXXXXX")
+      t0=$(date +%s%N)
+      line=$(bash "$ROOT/tests/history/run.sh" --backend "$b" --variant "$v" --r "$r" --spares "$sp" \
+             --scenario "$sc" --seconds "$SECONDS_" --seed "$seed" --timeout "$TIMEOUT" --out "$dir/run")
+      ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+      res=$(sed -n 's/.*outcome=\([a-z]*\).*/\1/p' <<<"$line")
+      get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
+      printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d.%03d\n' "$v" "$b" "$sc" "$r" "$(get ranks)" "$seed" \
+        "$(get victims)" "${res:-error}" "$(get ops)" "$(get orphans)" $((ms / 1000)) $((ms % 1000)) >> "$out"
+      if [ "$res" != pass ] || [ "$(get orphans)" != 0 ]; then  # keep the evidence
+        mkdir -p "$BENCH/soak-logs"
+        rm -rf "$BENCH/soak-logs/$v-$b-$sc-seed$seed"
+        mv "$dir/run" "$BENCH/soak-logs/$v-$b-$sc-seed$seed"
+        echo "soak: $v $b $sc seed $seed: $line"
+      fi
+      rm -rf "$dir"
+    done
+  done
+  python3 "$ROOT/experiments/bench/report.py" print soak --file "$out"
+  echo "wrote $out"
+}
+
+# The hang rate on osc/rdma: store_kill, one kill at a random operation.
+hang_soak() {
+  local out=${OUT:-$BENCH/hangs-rdma.csv} v seed n o log t0 ms sp
+  echo "variant,backend,scenario,ranks,seed,outcome,seconds" > "$out"
+  for v in $VARIANTS; do
+    sp=0; [ "$v" = spare ] && sp=1
+    n=$((4 + sp))
+    for seed in $(seq 1 "${RDMA_RUNS:-100}"); do
+      t0=$(date +%s%N); log=$(mktemp)
+      KV_TEST_SEED=$seed "$ROOT/scripts/kvrun" -n $n --timeout "${RDMA_TIMEOUT:-15}" -- \
+        "${KV_BUILD:-$ROOT/build}/tests/mpi/store_kill" create "$v" 2 1 $sp > "$log" 2>&1
+      case $(tr -d '\000' < "$log" | tail -1) in
+        *"FINISHED PASS"*) o=pass ;; *HUNG*) o=hang ;; *) o=fail ;;
+      esac
+      rm -f "$log"
+      ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+      printf '%s,create,single,%s,%s,%s,%d.%03d\n' "$v" "$n" "$seed" "$o" $((ms / 1000)) $((ms % 1000)) >> "$out"
+    done
+  done
+  echo "wrote $out"
+}
+
+case ${SET:-history} in
+  history) history_soak ;;
+  hangs-rdma) hang_soak ;;
+  *) echo "soak.sh: unknown SET '$SET' (history or hangs-rdma)" >&2; exit 2 ;;
+esac
