@@ -236,10 +236,12 @@ start_munge() {
     rm -f "$MUNGE_PID"
   fi
   log "starting munged (as $user)"
+  # without our lock's descriptor (9), nor scripts/vcluster's (8, it calls
+  # this script): a daemon that kept one would hold that lock for good
   if [ "$user" = munge ]; then
-    runuser -u munge -- /usr/sbin/munged 9>&- || die "munged failed to start (see /var/log/munge/munged.log)"
+    runuser -u munge -- /usr/sbin/munged 8>&- 9>&- || die "munged failed to start (see /var/log/munge/munged.log)"
   else
-    /usr/sbin/munged --force 9>&- || die "munged failed to start (see /var/log/munge/munged.log)"
+    /usr/sbin/munged --force 8>&- 9>&- || die "munged failed to start (see /var/log/munge/munged.log)"
   fi
   local i p
   for ((i = 0; i < 50; i++)); do munge_ok && break; sleep 0.2; done

@@ -37,7 +37,7 @@ KV_CLUSTER_DIR=$(mktemp -d /tmp/kvcluster-test.XXXXXX)
 export KV_CLUSTER_BRIDGE=kvbrt
 WORK=$KV_CLUSTER_DIR/work; mkdir -p "$WORK"; chmod 0755 "$KV_CLUSTER_DIR" "$WORK"
 HOSTS_SUM=$(sha256sum </etc/hosts)
-MUNGED_BEFORE=$(pgrep -x munged | tr '\n' ' ')
+MUNGED_BEFORE=$(pgrep -x munged)
 NETS=""   # the hosts' network namespaces, seen while up
 
 # What of the cluster remains: processes, namespaces, links, mounts.
@@ -51,9 +51,15 @@ leftovers() {
   ip -o link show | grep -E ": (kvbrt|kvvt-)" | awk -F': ' '{print "link", $2}'
   grep -F "$KV_CLUSTER_DIR" /proc/self/mountinfo | awk '{print "mount", $5}'
   [ "$(sha256sum </etc/hosts)" = "$HOSTS_SUM" ] || echo "/etc/hosts changed"
-  if [ -z "$MUNGED_BEFORE" ] && [ -n "$(pgrep -x munged)" ] && [ -z "$(pgrep -x slurmctld)" ]; then
-    echo "munged $(pgrep -x munged | tr '\n' ' ')"
+  if [ -z "$MUNGED_BEFORE" ] && [ -n "$(live munged)" ] && [ -z "$(live slurmctld)" ]; then
+    echo "munged $(live munged)"
   fi
+}
+live() {  # live processes named $1 (a daemon's zombie waits for init to reap it)
+  local p
+  for p in $(pgrep -x "$1"); do
+    grep -q '^State:[[:space:]]*Z' "/proc/$p/status" 2>/dev/null || printf '%s ' "$p"
+  done
 }
 cleanup() {
   local rc=$? left
