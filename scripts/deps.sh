@@ -32,7 +32,7 @@ APT_PACKAGES=(
   slurm-wlm slurm-client munge
   redis-server redis-sentinel libhiredis-dev
   clang libclang-rt-14-dev valgrind
-  procps util-linux hostname
+  procps util-linux hostname iproute2
 )
 
 install_packages() {

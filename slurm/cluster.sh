@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# cluster.sh -- a one-node Slurm cluster on this machine, for tests.
+# cluster.sh -- a Slurm test cluster on this machine, for tests.
+#
+# One slurmctld and one slurmd per node.  By default the only node is this
+# machine (named `hostname -s`, at 127.0.0.1); scripts/vcluster uses the
+# same script for a cluster of N hosts made of namespaces, one slurmd on
+# each host (KV_SLURM_NODES, KV_SLURM_ENTER below).
 #
 #   slurm/cluster.sh start    munged (if none answers), slurmctld and slurmd
-#                             with a generated slurm.conf; waits until the
+#                             with a generated slurm.conf; waits until every
 #                             node is idle.  Already up: says so, exit 0.
 #   slurm/cluster.sh stop     cancels every job, stops the daemons this
 #                             script started (and munged only if it started
@@ -13,24 +18,32 @@
 # Environment:
 #   KV_SLURM_DIR      state directory (conf, logs, pid files, spool, saved
 #                     state); default /tmp/kvslurm.  Never in the repository.
-#   KV_SLURM_CPUS     CPUs the node advertises (default: nproc).  More than
+#   KV_SLURM_CPUS     CPUs each node advertises (default: nproc).  More than
 #                     the machine has is allowed (SlurmdParameters=
 #                     config_overrides), e.g. to fit an 8-rank job on 2 cores.
 #   KV_SLURM_PORT     slurmctld port (default 6817); slurmd uses PORT+1.
-#   KV_SLURM_TIMEOUT  seconds to wait for the node to become idle (default 60).
+#   KV_SLURM_TIMEOUT  seconds to wait for the nodes to become idle (default 60).
+#   KV_SLURM_NODES    "NAME=ADDR ..." (default: this machine at 127.0.0.1);
+#                     the first node also runs slurmctld.
+#   KV_SLURM_ENTER    a command that runs a program on node NAME when called
+#                     as `ENTER NAME PROGRAM ARGS...` (default: run it here);
+#                     the daemons and every client call go through it.
+#   KV_SLURM_NODE_TMPDIR  TMPDIR of every task, %n standing for the node
+#                     name (default: the submitter's); set by a TaskProlog.
 #
 # Needs root (SlurmUser=root, SlurmdUser=root; jobs run as the submitter).
 # It never uses systemctl: CI machines have no systemd.  It refuses to touch
 # a Slurm it did not start, except daemons left by the Debian package with
 # its default /etc/slurm/slurm.conf when that file is missing or its
-# controller does not answer (such daemons are stopped).
+# controller does not answer (such daemons are stopped).  Daemons in
+# another network namespace (another test cluster's hosts) are no concern.
 set -uo pipefail
 export PATH=$PATH:/usr/sbin:/sbin
 
 STATE=${KV_SLURM_DIR:-/tmp/kvslurm}
 CONF=$STATE/slurm.conf
 CTLD_PID=$STATE/slurmctld.pid
-SLURMD_PID=$STATE/slurmd.pid
+slurmd_pidfile() { echo "$STATE/slurmd-$1.pid"; }   # SlurmdPidFile with %n
 MUNGED_MARK=$STATE/munged.started   # pid of the munged this script started
 MUNGE_KEY=/etc/munge/munge.key
 MUNGE_SOCKET_DIR=/run/munge
@@ -38,9 +51,15 @@ MUNGE_PID=$MUNGE_SOCKET_DIR/munged.pid
 DEFAULT_CONF=/etc/slurm/slurm.conf
 PORT=${KV_SLURM_PORT:-6817}
 TIMEOUT=${KV_SLURM_TIMEOUT:-60}
-NODE=$(hostname -s)
+read -ra NODE_LIST <<<"${KV_SLURM_NODES:-$(hostname -s)=127.0.0.1}"   # NAME=ADDR words
+NODES=("${NODE_LIST[@]%%=*}")
+CTL=${NODES[0]} CTL_ADDR=${NODE_LIST[0]#*=}
+read -ra ENTER <<<"${KV_SLURM_ENTER:-}"
+NODE_TMPDIR=${KV_SLURM_NODE_TMPDIR:-}
 
 log() { printf '[cluster] %s\n' "$*"; }
+# run a program on node $1 (through KV_SLURM_ENTER when set)
+on() { local n=$1; shift; if [ ${#ENTER[@]} -gt 0 ]; then "${ENTER[@]}" "$n" "$@"; else "$@"; fi; }
 err() { printf '[cluster] error: %s\n' "$*" >&2; }
 die() { err "$*"; exit 1; }
 
@@ -109,25 +128,42 @@ kill_wait() {  # pid name [seconds]: TERM, wait, KILL
   err "$name (pid $p) is still alive"; return 1
 }
 munge_ok() { munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }
-clients() { SLURM_CONF=$CONF timeout 15 "$@"; }
+clients() { SLURM_CONF=$CONF on "$CTL" timeout 15 "$@"; }
 ctld_up() { clients scontrol ping 2>/dev/null | grep -q 'is UP'; }
-node_state() { clients sinfo -h -N -n "$NODE" -o '%T' 2>/dev/null | head -1; }
+node_state() { clients sinfo -h -N -n "$1" -o '%T' 2>/dev/null | head -1; }
+usable() { [[ $1 == idle* || $1 == mixed* || $1 == alloc* ]]; }
+# every node's state is usable; else prints the first node that is not
+all_usable() {
+  local n st
+  for n in "${NODES[@]}"; do
+    st=$(node_state "$n"); usable "$st" || { echo "$n ${st:-none}"; return 1; }
+  done
+}
+# pids of our slurmds that run (one per node), each line "node pid"
+slurmd_pids() {
+  local n p
+  for n in "${NODES[@]}"; do p=$(pid_of "$(slurmd_pidfile "$n")" slurmd) && echo "$n $p"; done
+}
 tail_logs() {
   local f
-  for f in "$STATE/slurmctld.log" "$STATE/slurmd.log"; do
+  for f in "$STATE/slurmctld.log" "$STATE"/slurmd-*.log; do
     [ -s "$f" ] && { echo "---- last lines of $f"; tail -n 25 "$f"; }
   done >&2
-  SLURM_CONF=$CONF timeout 10 sinfo -R >&2 2>/dev/null || true
+  clients sinfo -R >&2 2>/dev/null || true
 }
 
 # Slurm daemons on this machine that are not ours.  Prints "pid name conf"
 # lines; ours are those in our pid files or reading our conf.
 foreign_daemons() {
-  local name p c mine
+  local name p c mine net
+  mine=" $(pid_of "$CTLD_PID" slurmctld) $(slurmd_pids | awk '{printf "%s ", $2}')"
+  # the network namespace our controller runs in; a daemon in another one
+  # cannot take our ports or addresses
+  net=$(on "$CTL" readlink /proc/self/ns/net)
   for name in slurmctld slurmd; do
-    mine=$(pid_of "$STATE/$name.pid" "$name" || true)
     for p in $(live_pids "$name"); do
-      [ "$p" = "$mine" ] && continue
+      [[ $mine == *" $p "* ]] && continue
+      [ "$(readlink "/proc/$p/ns/net" 2>/dev/null)" = "$net" ] || continue
       c=$(conf_of_pid "$p")
       [ "$c" = "$CONF" ] && continue
       echo "$p $name $c"
@@ -200,10 +236,12 @@ start_munge() {
     rm -f "$MUNGE_PID"
   fi
   log "starting munged (as $user)"
+  # without our lock's descriptor (9), nor scripts/vcluster's (8, it calls
+  # this script): a daemon that kept one would hold that lock for good
   if [ "$user" = munge ]; then
-    runuser -u munge -- /usr/sbin/munged 9>&- || die "munged failed to start (see /var/log/munge/munged.log)"
+    runuser -u munge -- /usr/sbin/munged 8>&- 9>&- || die "munged failed to start (see /var/log/munge/munged.log)"
   else
-    /usr/sbin/munged --force 9>&- || die "munged failed to start (see /var/log/munge/munged.log)"
+    /usr/sbin/munged --force 8>&- 9>&- || die "munged failed to start (see /var/log/munge/munged.log)"
   fi
   local i p
   for ((i = 0; i < 50; i++)); do munge_ok && break; sleep 0.2; done
@@ -218,6 +256,11 @@ stop_munge() {
   local p
   p=$(tr -dc '0-9' <"$MUNGED_MARK")
   if alive "$p" && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = munged ]; then
+    if [ -n "$(live_pids slurmctld)$(live_pids slurmd)" ]; then
+      # another test cluster's daemons need it (munged serves the machine)
+      log "leaving munged (pid $p) running: other Slurm daemons use it"
+      rm -f "$MUNGED_MARK"; return 0
+    fi
     log "stopping munged (pid $p)"
     kill_wait "$p" munged 10 || return 1
   fi
@@ -230,19 +273,21 @@ write_conf() {
   local cpus mem_kb mem
   cpus=${KV_SLURM_CPUS:-$(nproc)}
   mem_kb=$(awk '/^MemTotal:/{print $2}' /proc/meminfo)
-  mem=$((mem_kb * 9 / 10 / 1024))   # 90% of MemTotal, in MB
+  mem=$((mem_kb * 9 / 10 / 1024 / ${#NODES[@]}))   # 90% of MemTotal shared by the nodes, in MB
   [ "$mem" -ge 1 ] || mem=1
-  mkdir -p "$STATE/state" "$STATE/spool"
-  local f
-  for f in slurmctld slurmd; do   # one run's logs, plus the previous run's
-    [ -s "$STATE/$f.log" ] && mv -f "$STATE/$f.log" "$STATE/$f.log.old"
+  mkdir -p "$STATE/state"
+  local f n
+  for n in "${NODES[@]}"; do mkdir -p "$STATE/spool/$n"; done
+  for f in "$STATE/slurmctld.log" "$STATE"/slurmd-*.log; do   # one run's logs, plus the previous run's
+    [ -s "$f" ] && mv -f "$f" "$f.old"
   done
   : >"$STATE/plugstack.conf"
+  write_task_prolog
   cat >"$CONF" <<EOF
 # Generated by slurm/cluster.sh on $(date -u +%FT%TZ); do not edit (rewritten
-# at every start).  A one-node test cluster; state in $STATE.
+# at every start).  A test cluster of ${#NODES[@]} node(s); state in $STATE.
 ClusterName=kvslurm
-SlurmctldHost=$NODE(127.0.0.1)
+SlurmctldHost=$CTL($CTL_ADDR)
 SlurmctldPort=$PORT
 SlurmdPort=$((PORT + 1))
 SlurmUser=root
@@ -250,11 +295,11 @@ SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
 StateSaveLocation=$STATE/state
-SlurmdSpoolDir=$STATE/spool
+SlurmdSpoolDir=$STATE/spool/%n
 SlurmctldPidFile=$CTLD_PID
-SlurmdPidFile=$SLURMD_PID
+SlurmdPidFile=$(slurmd_pidfile %n)
 SlurmctldLogFile=$STATE/slurmctld.log
-SlurmdLogFile=$STATE/slurmd.log
+SlurmdLogFile=$STATE/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 PlugStackConfig=$STATE/plugstack.conf
@@ -281,9 +326,24 @@ OverTimeLimit=0
 MinJobAge=300
 Waittime=0
 UnkillableStepTimeout=30
-NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
-PartitionName=debug Nodes=$NODE Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
+${NODE_TMPDIR:+TaskProlog=$STATE/task_prolog.sh}
+$(for f in "${NODE_LIST[@]}"; do echo "NodeName=${f%%=*} NodeAddr=${f#*=} CPUs=$cpus RealMemory=$mem State=UNKNOWN"; done)
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
+}
+
+# Each task's TMPDIR on its node (Open MPI's session directories live there
+# and must not be shared by two hosts): a TaskProlog's "export" lines set
+# the task's environment.
+write_task_prolog() {
+  rm -f "$STATE/task_prolog.sh"
+  [ -n "$NODE_TMPDIR" ] || return 0
+  cat >"$STATE/task_prolog.sh" <<EOF
+#!/bin/sh
+# Generated by slurm/cluster.sh: the task's TMPDIR on its node.
+echo "export TMPDIR=\$(printf '%s' '$NODE_TMPDIR' | sed "s/%n/\$SLURMD_NODENAME/")"
+EOF
+  chmod 0755 "$STATE/task_prolog.sh"
 }
 
 # ---------------------------------------------------------------- commands
@@ -294,59 +354,55 @@ cmd_start() {
   fi
   [ "$(id -u)" -eq 0 ] || die "must run as root (SlurmUser=root)"
   check_foreign
-  local ctld sd
+  local ctld sds n bad
   ctld=$(pid_of "$CTLD_PID" slurmctld || true)
-  sd=$(pid_of "$SLURMD_PID" slurmd || true)
-  if [ -n "$ctld" ] && [ -n "$sd" ] && munge_ok && ctld_up &&
-     [[ $(node_state) == idle* || $(node_state) == mixed* || $(node_state) == alloc* ]]; then
-    log "already up (slurmctld $ctld, slurmd $sd, node $NODE $(node_state)); SLURM_CONF=$CONF"
+  sds=$(slurmd_pids)
+  if [ -n "$ctld" ] && [ "$(grep -c . <<<"$sds")" -eq ${#NODES[@]} ] && [ -n "$sds" ] &&
+     munge_ok && ctld_up && all_usable >/dev/null; then
+    log "already up (slurmctld $ctld, ${#NODES[@]} slurmd, nodes ${NODES[*]}); SLURM_CONF=$CONF"
     return 0
   fi
   start_munge
-  if [ -z "$ctld" ] && [ -z "$sd" ]; then
+  if [ -z "$ctld" ] && [ -z "$sds" ]; then
     write_conf
-    log "wrote $CONF (node $NODE, CPUs=${KV_SLURM_CPUS:-$(nproc)}, port $PORT)"
+    log "wrote $CONF (nodes ${NODES[*]}, CPUs=${KV_SLURM_CPUS:-$(nproc)} each, port $PORT)"
   fi
   export SLURM_CONF=$CONF
   if [ -z "$ctld" ]; then
-    log "starting slurmctld"
-    slurmctld -f "$CONF" -i 9>&- || { tail_logs; cmd_stop >/dev/null; die "slurmctld failed to start"; }
+    log "starting slurmctld on $CTL"
+    on "$CTL" slurmctld -f "$CONF" -i 9>&- || { tail_logs; cmd_stop >/dev/null; die "slurmctld failed to start"; }
   fi
   local i
   for ((i = 0; i < TIMEOUT * 2; i++)); do ctld_up && break; sleep 0.5; done
   ctld_up || { tail_logs; cmd_stop >/dev/null; die "slurmctld does not answer 'scontrol ping' after ${TIMEOUT}s"; }
-  if [ -z "$sd" ]; then
-    log "starting slurmd"
-    slurmd -f "$CONF" 9>&- || { tail_logs; cmd_stop >/dev/null; die "slurmd failed to start"; }
-  fi
-  local st="" t0=$SECONDS resumed=0
+  for n in "${NODES[@]}"; do
+    pid_of "$(slurmd_pidfile "$n")" slurmd >/dev/null && continue
+    log "starting slurmd on $n"
+    on "$n" slurmd -f "$CONF" -N "$n" 9>&- || { tail_logs; cmd_stop >/dev/null; die "slurmd on $n failed to start"; }
+  done
+  local t0=$SECONDS resumed=0
   while ((SECONDS - t0 < TIMEOUT)); do
-    st=$(node_state)
-    case $st in
-      idle*|mixed*|alloc*) break ;;
-      drain*|down*)
-        # ReturnToService=2 returns a registered node; a node drained by a
-        # previous run (saved state) is resumed once
-        if [ "$resumed" -eq 0 ] && ((SECONDS - t0 > 3)); then
-          clients scontrol update NodeName="$NODE" State=RESUME >/dev/null 2>&1 || true
-          resumed=1
-        fi ;;
-    esac
+    bad=$(all_usable) && break
+    # ReturnToService=2 returns a registered node; a node drained by a
+    # previous run (saved state) is resumed once
+    if [ "$resumed" -eq 0 ] && ((SECONDS - t0 > 3)) && [[ ${bad#* } == drain* || ${bad#* } == down* ]]; then
+      clients scontrol update NodeName="$(IFS=,; echo "${NODES[*]}")" State=RESUME >/dev/null 2>&1 || true
+      resumed=1
+    fi
     sleep 0.5
   done
-  case $st in
-    idle*|mixed*|alloc*) ;;
-    *) tail_logs; cmd_stop >/dev/null
-       die "node $NODE is not idle after ${TIMEOUT}s (state: ${st:-none}); cluster stopped" ;;
-  esac
-  log "up: slurmctld $(pid_of "$CTLD_PID" slurmctld), slurmd $(pid_of "$SLURMD_PID" slurmd), node $NODE $st, partition debug"
+  if [ -n "$bad" ]; then
+    tail_logs; cmd_stop >/dev/null
+    die "node ${bad% *} is not idle after ${TIMEOUT}s (state: ${bad#* }); cluster stopped"
+  fi
+  log "up: slurmctld $(pid_of "$CTLD_PID" slurmctld) on $CTL, slurmd $(slurmd_pids | awk '{printf "%s%s on %s", (NR > 1 ? ", " : ""), $2, $1}'), partition debug"
   log "use: eval \"\$($0 env)\"   (SLURM_CONF=$CONF)"
 }
 
 cmd_stop() {
-  local ctld sd p i left rc=0
+  local ctld sds n p i left rc=0
   ctld=$(pid_of "$CTLD_PID" slurmctld || true)
-  sd=$(pid_of "$SLURMD_PID" slurmd || true)
+  sds=$(slurmd_pids)
   # jobs first: a stopped slurmd leaves its slurmstepd and job tasks running
   if [ -n "$ctld" ] && ctld_up; then
     local jobs
@@ -361,7 +417,9 @@ cmd_stop() {
       done
     fi
   fi
-  [ -n "$sd" ] && { log "stopping slurmd (pid $sd)"; kill_wait "$sd" slurmd 15 || rc=1; }
+  while read -r n p; do
+    [ -n "$p" ] && { log "stopping slurmd on $n (pid $p)"; kill_wait "$p" slurmd 15 || rc=1; }
+  done <<<"$sds"
   [ -n "$ctld" ] && { log "stopping slurmctld (pid $ctld)"; kill_wait "$ctld" slurmctld 15 || rc=1; }
   # leftovers of ours: slurmstepd and job tasks (they carry our SLURM_CONF)
   left=$(env_pids | tr '\n' ' ')
@@ -376,24 +434,25 @@ cmd_stop() {
       kill_wait "$p" slurm 10 || rc=1
     fi
   done
-  rm -f "$CTLD_PID" "$SLURMD_PID"
+  rm -f "$CTLD_PID"
+  for n in "${NODES[@]}"; do rm -f "$(slurmd_pidfile "$n")"; done
   stop_munge || rc=1
-  if [ -z "$ctld$sd" ]; then log "stopped (nothing of ours was running)"; else log "stopped"; fi
+  if [ -z "$ctld$sds" ]; then log "stopped (nothing of ours was running)"; else log "stopped"; fi
   return $rc
 }
 
 cmd_status() {
-  local ctld sd st
+  local ctld sds n st
   ctld=$(pid_of "$CTLD_PID" slurmctld || true)
-  sd=$(pid_of "$SLURMD_PID" slurmd || true)
-  if [ -n "$ctld" ] && [ -n "$sd" ] && ctld_up; then
-    st=$(node_state)
-    echo "up: slurmctld pid $ctld, slurmd pid $sd, node $NODE ${st:-unknown}, SLURM_CONF=$CONF"
+  sds=$(slurmd_pids)
+  if [ -n "$ctld" ] && [ -n "$sds" ] && [ "$(grep -c . <<<"$sds")" -eq ${#NODES[@]} ] && ctld_up; then
+    echo "up: slurmctld pid $ctld on $CTL, SLURM_CONF=$CONF"
+    while read -r n p; do echo "  slurmd pid $p, node $n $(node_state "$n")"; done <<<"$sds"
     [ -e "$MUNGED_MARK" ] && echo "munged pid $(cat "$MUNGED_MARK") (started by this script)"
     return 0
   fi
-  if [ -n "$ctld$sd" ]; then
-    echo "partly up: slurmctld ${ctld:-not running}, slurmd ${sd:-not running}, controller $(ctld_up && echo answers || echo 'does not answer'); SLURM_CONF=$CONF"
+  if [ -n "$ctld$sds" ]; then
+    echo "partly up: slurmctld ${ctld:-not running}, slurmd $(grep -c . <<<"$sds")/${#NODES[@]} (${sds//$'\n'/, }), controller $(ctld_up && echo answers || echo 'does not answer'); SLURM_CONF=$CONF"
   else
     echo "down (state dir $STATE)"
   fi

@@ -75,7 +75,9 @@ if want kvrun-hang; then
   else record "kvrun reports a hang as HUNG within its limit" fail "(rc $rc)"; fi
   # The ranks of a hung run live in process groups of their own: none may
   # outlive the run.
-  left=$(env -u KVRUN_TAG grep -lzxF "KVRUN_TAG=$KVRUN_TAG" /proc/[0-9]*/environ 2>/dev/null | wc -l)
+  # (no pipeline: its other commands would carry the exported tag themselves)
+  left=$(env -u KVRUN_TAG grep -lzxF "KVRUN_TAG=$KVRUN_TAG" /proc/[0-9]*/environ 2>/dev/null)
+  left=$(grep -c . <<<"$left")
   if [ "$left" -eq 0 ]; then record "a hung run leaves no process behind" pass
   else record "a hung run leaves no process behind" fail "($left processes of the run remain)"; fi
   unset KVRUN_TAG
