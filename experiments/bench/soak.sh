@@ -18,9 +18,10 @@
 #   osc/rdma (backend create): variant proposed in every scenario;
 # RUNS (31) runs per cell, each TIMEOUT (40) s at most, SECONDS_ (1.5) s of
 # workload.  It writes results/bench/soak.csv, one row per run:
-#   variant,backend,scenario,r,ranks,seed,victims,outcome,ops,orphans,seconds
+#   variant,backend,scenario,r,ranks,seed,victims,gap_ms,outcome,ops,orphans,seconds
 # (victims: the ranks killed from outside, ';'-separated, and RANK@POINT
-# for a rank killed inside recovery), keeps the files of every run that
+# for a rank killed inside recovery; gap_ms: the time between the two
+# kills of scenario staggered, 0 otherwise), keeps the files of every run that
 # did not pass under results/bench/soak-logs/, writes what made the file
 # to results/bench/soak.meta (scripts/provenance), and prints a summary.
 # `SET=hangs-rdma make soak` instead measures the hang rate of every
@@ -52,7 +53,7 @@ cells() {  # "variant backend scenario" lines, osc/sm first, then osc/rdma
 
 history_soak() {
   local out=${OUT:-$BENCH/soak.csv} v b sc r sp seed t0 ms line res dir
-  local header=variant,backend,scenario,r,ranks,seed,victims,outcome,ops,orphans,seconds
+  local header=variant,backend,scenario,r,ranks,seed,victims,gap_ms,outcome,ops,orphans,seconds
   mkdir -p "$(dirname "$out")"
   if [ -s "$out" ] && [ "$(head -1 "$out")" = "$header" ]; then
     { echo "resumed:"; "$ROOT/scripts/provenance" "$CMD" | sed 's/^/  /'; } >> "${out%.csv}.meta"
@@ -74,8 +75,8 @@ history_soak() {
       ms=$(( ($(date +%s%N) - t0) / 1000000 ))
       res=$(sed -n 's/.*outcome=\([a-z]*\).*/\1/p' <<<"$line")
       get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
-      printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d.%03d\n' "$v" "$b" "$sc" "$r" "$(get ranks)" "$seed" \
-        "$(get victims)" "${res:-error}" "$(get ops)" "$(get orphans)" $((ms / 1000)) $((ms % 1000)) >> "$out"
+      printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d.%03d\n' "$v" "$b" "$sc" "$r" "$(get ranks)" "$seed" \
+        "$(get victims)" "$(get gap_ms)" "${res:-error}" "$(get ops)" "$(get orphans)" $((ms / 1000)) $((ms % 1000)) >> "$out"
       if [ "$res" != pass ] || [ "$(get orphans)" != 0 ]; then  # keep the evidence
         mkdir -p "$BENCH/soak-logs"
         rm -rf "$BENCH/soak-logs/$v-$b-$sc-seed$seed"

@@ -17,7 +17,10 @@ grep -q '<!-- report: recovery -->' "$ROOT/docs/benchmarks.md" || fail "docs/ben
 sed 's/^| recreate-copy | 4 | 10000 | 5 | 0 | [0-9.]* |/| recreate-copy | 4 | 10000 | 5 | 0 | 1.0 |/' "$ROOT/docs/benchmarks.md" > "$T/b.md"
 cmp -s "$T/b.md" "$ROOT/docs/benchmarks.md" && fail "the test's edit changed nothing"
 $R check "$T/b.md" 2>/dev/null && fail "a typed number went unnoticed"
-$R update "$T/b.md" >/dev/null && cmp -s "$T/b.md" "$ROOT/docs/benchmarks.md" || fail "update did not restore the table"
+# The code-size table (loc) is computed from the sources, not from result
+# files, so compare with an updated copy of the original, not the original.
+cp "$ROOT/docs/benchmarks.md" "$T/orig.md" && $R update "$T/orig.md" >/dev/null
+$R update "$T/b.md" >/dev/null && cmp -s "$T/b.md" "$T/orig.md" || fail "update did not restore the table"
 printf '<!-- report: nonsense -->\n<!-- end report -->\n' > "$T/bad.md"
 out=$($R update "$T/bad.md" 2>&1); rc=$?
 [ "$rc" -eq 2 ] && grep -q "unknown table 'nonsense'" <<<"$out" && ! grep -q Traceback <<<"$out" || fail "bad table: rc $rc: $out"

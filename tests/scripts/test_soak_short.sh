@@ -12,7 +12,8 @@ export OUT=$W/soak.csv RUNS=1 VARIANTS="recreate-copy proposed" SCENARIOS="singl
 bash "$ROOT/experiments/bench/soak.sh" > "$W/log" 2>&1 || { cat "$W/log"; echo "FAIL: soak.sh exited non-zero"; exit 1; }
 rows=$(($(wc -l < "$OUT") - 1))
 [ "$rows" -eq 6 ] || { cat "$OUT"; echo "FAIL: $rows rows, wanted 6"; exit 1; }
-bad=$(awk -F, 'NR > 1 && ($8 != "pass" || $10 != 0 || $7 == "")' "$OUT")
+bad=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
+               $col["outcome"] != "pass" || $col["orphans"] != 0 || $col["victims"] == ""' "$OUT")
 [ -z "$bad" ] || { echo "FAIL: runs that did not pass (or left orphans, or name no victim):"; echo "$bad"; exit 1; }
 bash "$ROOT/experiments/bench/soak.sh" > "$W/log2" 2>&1
 [ "$(($(wc -l < "$OUT") - 1))" -eq 6 ] || { echo "FAIL: the rerun did not resume"; exit 1; }
