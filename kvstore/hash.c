@@ -101,6 +101,6 @@ void kvh_place(uint64_t kh, const int *ids, int n, int r, const int *node_of_id,
 
 int kvh_replicas(const kv_store *s, uint64_t kh, int *out) {
     int r = s->cfg.replicas < s->size ? s->cfg.replicas : s->size;
-    kvh_place(kh, s->live_ids, s->size, r, s->node_of_id, out);
+    kvh_place(kh, s->live_ids, s->size, r, s->place_by_node ? s->node_of_id : NULL, out);
     return r;
 }

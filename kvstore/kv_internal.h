@@ -150,6 +150,9 @@ struct kv_store {
     int *node_of_id;      /* node of the process holding each id (its my_node) */
     int my_node;          /* this process's node: the lowest rank of `all` at
                            * open that shares its memory (MPI_COMM_TYPE_SHARED) */
+    bool place_by_node;   /* members span several nodes, some with several
+                           * members: only then does the node map change the
+                           * placement (kvh_replicas skips it otherwise) */
     int *all_ids;         /* id held by each rank of `all`, -1 for a spare */
     int nspares;          /* spares still idle */
     bool spare;           /* this process is an idle spare */

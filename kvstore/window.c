@@ -109,11 +109,16 @@ int kvo_map_ranks(kv_store *s) {
         return kvw_status(s, rc);
     }
     for (int i = 0; i < s->nids; i++) s->rank_of_id[i] = -1;
+    int nodes = 0;
     for (int r = 0; r < s->size; r++) {
         s->live_ids[r] = got[2 * r];
         s->rank_of_id[got[2 * r]] = r;
         s->node_of_id[got[2 * r]] = got[2 * r + 1];
+        bool first = true;  /* of its node among ranks 0..r */
+        for (int q = 0; q < r; q++) first &= got[2 * q + 1] != got[2 * r + 1];
+        nodes += first;
     }
     free(got);
+    s->place_by_node = nodes > 1 && nodes < s->size;
     return KV_OK;
 }
