@@ -37,7 +37,7 @@ static int collect(kv_store *s, kva_digest **out, int *counts) {
         const kvs_hdr *h = kvs_hdr_of(slot);
         if ((st != KVS_LIVE && st != KVS_DELETED) || h->version == 0) continue;
         uint64_t kh = kvh_hash(kvs_key_of(slot), KVS_KLEN(h), 0);
-        kvh_place(kh, s->live_ids, s->size, nrep, ids);
+        kvh_replicas(s, kh, ids);
         bool mine = false;
         for (int r = 0; r < nrep; r++) mine |= ids[r] == s->my_id;
         if (!mine) continue;  /* a stray copy outside the placement: not read by anyone */
@@ -80,7 +80,7 @@ static long long judge(kv_store *s, const kva_digest *rx, size_t n) {
             if (!first_live) first_live = &rx[j];
             else same &= rx[j].version == first_live->version && rx[j].check == first_live->check;
         }
-        kvh_place(rx[i].kh, s->live_ids, s->size, nrep, ids);
+        kvh_replicas(s, rx[i].kh, ids);
         if (ids[0] == s->my_id && live > 0 && (live != (size_t)nrep || !same)) bad++;
         i = j;
     }

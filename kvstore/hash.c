@@ -5,9 +5,14 @@
  * multiply per 16 bytes (the folded-multiply idea of wyhash, written here
  * from scratch): fast enough to checksum every slot on the read path.
  * Placement is rendezvous (highest-random-weight) hashing: a key's replicas
- * are the r members with the highest mix(key hash, member id).  When a
- * member leaves, only the keys it held move, each to one new member, and
- * every process computes the same answer from the same member list.
+ * are the r members with the highest mix(key hash, member id), taken best
+ * first but skipping a member whose node already holds a replica, so that
+ * the copies sit on r distinct nodes whenever the members span that many
+ * (a node loss is then a single failure for every pair); when they span
+ * fewer, the best members not yet taken fill the set.  When a member
+ * leaves, only the keys it held move (a member skipped for its node never
+ * shaped anybody's set), and every process computes the same answer from
+ * the same member list and node map.
  */
 #include "kv_internal.h"
 
@@ -46,7 +51,8 @@ uint64_t kvh_hash(const void *data, size_t len, uint64_t seed) {
     return kvh_mix(h, K0 ^ (uint64_t)len);
 }
 
-void kvh_place(uint64_t kh, const int *ids, int n, int r, int *out) {
+/* The plain rendezvous set: the r best scores, best first (n >= r). */
+static void place_plain(uint64_t kh, const int *ids, int n, int r, int *out) {
     uint64_t best[r > 0 ? r : 1];
     int have = 0;
     for (int i = 0; i < n; i++) {
@@ -62,4 +68,39 @@ void kvh_place(uint64_t kh, const int *ids, int n, int r, int *out) {
         best[j] = sc;
         out[j] = ids[i];
     }
+}
+
+void kvh_place(uint64_t kh, const int *ids, int n, int r, const int *node_of_id, int *out) {
+    if (!node_of_id) {
+        place_plain(kh, ids, n, r, out);
+        return;
+    }
+    /* Greedy by score: first over members of nodes not yet used, then (fewer
+     * nodes than r) over the members not yet taken.  O(n r), n is small. */
+    uint64_t sc[n > 0 ? n : 1];
+    bool taken[n > 0 ? n : 1];
+    for (int i = 0; i < n; i++) {
+        sc[i] = kvh_mix(kh, (uint64_t)ids[i] * K2 + 1);
+        taken[i] = false;
+    }
+    for (int k = 0; k < r; k++) {
+        int pick = -1;
+        for (int pass = 0; pass < 2 && pick < 0; pass++) {
+            for (int i = 0; i < n; i++) {
+                if (taken[i] || (pick >= 0 && sc[i] <= sc[pick])) continue;
+                bool node_used = false;
+                for (int j = 0; pass == 0 && j < k; j++)
+                    node_used |= node_of_id[out[j]] == node_of_id[ids[i]];
+                if (!node_used) pick = i;
+            }
+        }
+        taken[pick] = true;
+        out[k] = ids[pick];
+    }
+}
+
+int kvh_replicas(const kv_store *s, uint64_t kh, int *out) {
+    int r = s->cfg.replicas < s->size ? s->cfg.replicas : s->size;
+    kvh_place(kh, s->live_ids, s->size, r, s->place_by_node ? s->node_of_id : NULL, out);
+    return r;
 }

@@ -73,8 +73,13 @@ static inline const unsigned char *kvs_val_of(const unsigned char *slot, size_t 
 uint64_t kvh_hash(const void *data, size_t len, uint64_t seed);
 uint64_t kvh_mix(uint64_t a, uint64_t b);
 /* Rendezvous placement: the `r` members with the highest scores for key
- * hash kh among ids[0..n), best first, written to out[0..r). */
-void kvh_place(uint64_t kh, const int *ids, int n, int r, int *out);
+ * hash kh among ids[0..n) (r <= n), on distinct nodes where there are r
+ * (node_of_id: node of each id; NULL: every id its own node), best first,
+ * written to out[0..r). */
+void kvh_place(uint64_t kh, const int *ids, int n, int r, const int *node_of_id, int *out);
+/* The current replica set of key hash kh: min(r, members) ids; returns
+ * their number. */
+int kvh_replicas(const kv_store *s, uint64_t kh, int *out);
 
 /* ------------------------------------------------------------ variants --
  * A recovery variant says how the survivors get a window on the shrunken
@@ -142,6 +147,12 @@ struct kv_store {
     int nids;             /* ids ever assigned (members at open) */
     int *live_ids;        /* ids of current members, by rank in comm */
     int *rank_of_id;      /* current rank of each id, -1 when gone */
+    int *node_of_id;      /* node of the process holding each id (its my_node) */
+    int my_node;          /* this process's node: the lowest rank of `all` at
+                           * open that shares its memory (MPI_COMM_TYPE_SHARED) */
+    bool place_by_node;   /* members span several nodes, some with several
+                           * members: only then does the node map change the
+                           * placement (kvh_replicas skips it otherwise) */
     int *all_ids;         /* id held by each rank of `all`, -1 for a spare */
     int nspares;          /* spares still idle */
     bool spare;           /* this process is an idle spare */
@@ -228,6 +239,7 @@ void kvw_alarm(kv_store *s);
 typedef struct kvr_ctx {
     int nold;
     int *old_ids;        /* members before this recovery (placement basis) */
+    int *old_node;       /* node of each id before this recovery */
     bool *failed;        /* by id: holder died (cumulative over restarts) */
     uint32_t *homes;     /* union of affected homes, sorted */
     int nhomes;

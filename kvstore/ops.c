@@ -42,8 +42,7 @@ static int kvo_prepare(kv_store *s, const void *key, size_t klen, kvo_key *k) {
     k->klen = (uint32_t)klen;
     k->kh = kvh_hash(key, klen, 0);
     k->home = (uint32_t)(k->kh % s->nslots);
-    k->nrep = s->cfg.replicas < s->size ? s->cfg.replicas : s->size;
-    kvh_place(k->kh, s->live_ids, s->size, k->nrep, k->ids);
+    k->nrep = kvh_replicas(s, k->kh, k->ids);
     for (int i = 1; i < k->nrep; i++)  /* insertion sort by rank: global lock order */
         for (int j = i; j > 0 && by_rank_cmp_ctx(s, k->ids[j - 1], k->ids[j]) > 0; j--) {
             int t = k->ids[j];

@@ -340,10 +340,17 @@ int kvr_recover(kv_store *s) {
     c.rt.noticed_at = t0;
     c.rt.detect_us = s->failure_time > 0 ? (t0 - s->failure_time) * 1e6 : -1;
     c.old_ids = malloc((size_t)(s->nids + 1) * sizeof(int));
+    c.old_node = malloc((size_t)(s->nids + 1) * sizeof(int));
     c.failed = calloc((size_t)s->nids + 1, sizeof(bool));
-    if (!c.old_ids || !c.failed) { free(c.old_ids); free(c.failed); return KV_ERR_NOMEM; }
+    if (!c.old_ids || !c.old_node || !c.failed) {
+        free(c.old_ids);
+        free(c.old_node);
+        free(c.failed);
+        return KV_ERR_NOMEM;
+    }
     /* Spares know the member list from the last recovery they served. */
     memcpy(c.old_ids, s->live_ids, (size_t)s->size * sizeof(int));
+    memcpy(c.old_node, s->node_of_id, (size_t)s->nids * sizeof(int));
     c.nold = s->size;
     int rc = KV_ERR_INTERRUPTED;
     for (int attempt = 0; attempt < KVR_MAX_RESTARTS && rc == KV_ERR_INTERRUPTED; attempt++) {
@@ -354,6 +361,7 @@ int kvr_recover(kv_store *s) {
     s->failure_time = 0;
     for (int i = 0; i < s->nids; i++) c.rt.failed += c.failed[i];
     free(c.old_ids);
+    free(c.old_node);
     free(c.failed);
     free(c.homes);
     if (rc != KV_OK) return rc;

@@ -52,15 +52,20 @@ static int pack_pair(kv_store *s, kvr_ctx *c, const unsigned char *slot, kvr_buf
     if (h->version == 0) return KV_OK;  /* placeholder of a broken write */
     uint64_t kh = kvh_hash(kvs_key_of(slot), KVS_KLEN(h), 0);
     int r = s->cfg.replicas, oldset[16], newset[16];
-    int nr_old = r < c->nold ? r : c->nold, nr_new = r < s->size ? r : s->size;
-    kvh_place(kh, c->old_ids, c->nold, nr_old, oldset);
-    bool lost_member = false, mine = false;
+    int nr_old = r < c->nold ? r : c->nold;
+    kvh_place(kh, c->old_ids, c->nold, nr_old, c->old_node, oldset);
+    int nr_new = kvh_replicas(s, kh, newset);
+    /* The pair moves when a holder died (under variant spare its id lives
+     * on, at a replacement with an empty table) or its replica set
+     * changed (the node map moved it: a replacement on another node). */
+    bool mine = false, changed = nr_new != nr_old;
     for (int i = 0; i < nr_old; i++) {
-        lost_member |= c->failed[oldset[i]];
         mine |= oldset[i] == s->my_id;
+        bool kept = false;
+        for (int j = 0; j < nr_new; j++) kept |= newset[j] == oldset[i];
+        changed |= !kept || c->failed[oldset[i]];
     }
-    if (!mine || (!lost_member && !kvr_home_affected(c, (uint32_t)(kh % s->nslots)))) return KV_OK;
-    kvh_place(kh, s->live_ids, s->size, nr_new, newset);
+    if (!mine || (!changed && !kvr_home_affected(c, (uint32_t)(kh % s->nslots)))) return KV_OK;
     for (int i = 0; i < nr_new; i++) {
         if (newset[i] == s->my_id) continue;
         int rc = buf_add(&bufs[s->rank_of_id[newset[i]]], h, kvs_key_of(slot),

@@ -59,8 +59,9 @@ static int open_members(kv_store *s) {
     }
     s->live_ids = calloc((size_t)s->all_size, sizeof(int));
     s->rank_of_id = calloc((size_t)s->all_size, sizeof(int));
+    s->node_of_id = calloc((size_t)s->all_size, sizeof(int));
     s->all_ids = calloc((size_t)s->all_size, sizeof(int));
-    if (!s->live_ids || !s->rank_of_id || !s->all_ids) return KV_ERR_NOMEM;
+    if (!s->live_ids || !s->rank_of_id || !s->node_of_id || !s->all_ids) return KV_ERR_NOMEM;
     for (int i = 0; i < s->all_size; i++) s->all_ids[i] = i < s->nids ? i : -1;
     if (!member) {
         s->my_id = -1;
@@ -96,6 +97,7 @@ static int open_table(kv_store *s) {
 static void free_store(kv_store *s) {
     free(s->live_ids);
     free(s->rank_of_id);
+    free(s->node_of_id);
     free(s->all_ids);
     free(s->buf);
     free(s->buf2);
@@ -138,10 +140,13 @@ int kv_open(MPI_Comm comm, const kv_config *cfg_in, kv_store **out) {
     MPI_Comm_set_errhandler(s->all, MPI_ERRORS_RETURN);
     MPI_Comm_rank(s->all, &s->all_rank);
     MPI_Comm_size(s->all, &s->all_size);
+    /* Which ranks share a node: placement keeps a pair's copies on
+     * distinct nodes; the node is named by its lowest rank here. */
     MPI_Comm node;
     MPI_Comm_split_type(s->all, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     int node_size = 0;
     MPI_Comm_size(node, &node_size);
+    MPI_Allreduce(&s->all_rank, &s->my_node, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
     s->one_node = node_size == s->all_size;
     rc = open_members(s);

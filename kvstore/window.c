@@ -98,11 +98,27 @@ void kvo_map_shm(kv_store *s) {
     s->shm = shm;
 }
 
-/* Learn every member's id and current rank (collective over s->comm). */
+/* Learn every member's id, current rank and node (collective over
+ * s->comm).  A spare that took over an id brings its own node along. */
 int kvo_map_ranks(kv_store *s) {
-    int rc = MPI_Allgather(&s->my_id, 1, MPI_INT, s->live_ids, 1, MPI_INT, s->comm);
-    if (rc != MPI_SUCCESS) return kvw_status(s, rc);
+    int mine[2] = {s->my_id, s->my_node}, *got = malloc((size_t)s->size * sizeof mine);
+    if (!got) return KV_ERR_NOMEM;
+    int rc = MPI_Allgather(mine, 2, MPI_INT, got, 2, MPI_INT, s->comm);
+    if (rc != MPI_SUCCESS) {
+        free(got);
+        return kvw_status(s, rc);
+    }
     for (int i = 0; i < s->nids; i++) s->rank_of_id[i] = -1;
-    for (int r = 0; r < s->size; r++) s->rank_of_id[s->live_ids[r]] = r;
+    int nodes = 0;
+    for (int r = 0; r < s->size; r++) {
+        s->live_ids[r] = got[2 * r];
+        s->rank_of_id[got[2 * r]] = r;
+        s->node_of_id[got[2 * r]] = got[2 * r + 1];
+        bool first = true;  /* of its node among ranks 0..r */
+        for (int q = 0; q < r; q++) first &= got[2 * q + 1] != got[2 * r + 1];
+        nodes += first;
+    }
+    free(got);
+    s->place_by_node = nodes > 1 && nodes < s->size;
     return KV_OK;
 }

@@ -55,7 +55,7 @@ static double round_ns(const struct bench *b, const char *step, int n, int r, lo
         for (long i = 0; i < iters; i++) acc += kvh_hash(b->keys[i % NKEYS], b->klen[i % NKEYS], 0);
     } else if (!strcmp(step, "place")) {
         for (long i = 0; i < iters; i++) {
-            kvh_place(b->kh[i % NKEYS], b->ids, n, r, out);
+            kvh_place(b->kh[i % NKEYS], b->ids, n, r, NULL, out);
             acc += (uint64_t)out[0];
         }
     } else if (!strcmp(step, "checksum")) {

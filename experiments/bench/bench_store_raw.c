@@ -29,7 +29,7 @@ static void find_key(kv_store *s, int r, int want_mask, char *key, size_t n) {
     for (int i = 0; i < kv_size(s); i++) ids[i] = i;
     for (int i = 0;; i++) {
         snprintf(key, n, "bench-key-%d", i);
-        kvh_place(kvh_hash(key, strlen(key), 0), ids, kv_size(s), r, out);
+        kvh_place(kvh_hash(key, strlen(key), 0), ids, kv_size(s), r, NULL, out);
         int mask = 0;
         for (int j = 0; j < r; j++) mask |= 1 << out[j];
         if (mask == want_mask) return;

@@ -124,8 +124,7 @@ static inline double kvt_kill_time(void) {
 static inline void kvt_dump_key(kv_store *s, const char *key) {
     size_t kl = strlen(key);
     uint64_t kh = kvh_hash(key, kl, 0);
-    int ids[16], r = s->cfg.replicas < s->size ? s->cfg.replicas : s->size;
-    kvh_place(kh, s->live_ids, s->size, r, ids);
+    int ids[16], r = kvh_replicas(s, kh, ids);
     fprintf(stderr, "[rank %d id %d] %s: home %llu, placed at ids", kvt_rank_world, s->my_id, key,
             (unsigned long long)(kh % s->nslots));
     for (int i = 0; i < r; i++) fprintf(stderr, " %d", ids[i]);

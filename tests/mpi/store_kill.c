@@ -24,7 +24,7 @@
  * run: 4 create proposed 2 1
  * run: 6 create proposed 2 1 0 seq
  *
- * Arguments: backend variant r kills [spares] [seq|rerep|rerep:POINT]; $KV_TEST_SEED
+ * Arguments: backend variant r kills [spares] [seq|rerep|rerep:POINT|node]; $KV_TEST_SEED
  * varies the victims and the moments (the soak target, experiments/bench/soak.sh).
  * Every rank runs a mixed workload of puts (own keys), gets and counter
  * increments; `kills` ranks (never rank 0), chosen with a fixed seed, raise
@@ -35,7 +35,10 @@
  * the new window is made, after it exists there and before the members
  * agree on it, before the re-replication scan, between its two exchanges,
  * or after the exchange, before inserting; with r = 3 one copy of every
- * pair survives both.  (recreate-inplace is tested
+ * pair survives both.  "node" kills every rank of one node other than rank
+ * 0's at one moment (run on several hosts: tests/scripts/test_nodeloss.sh);
+ * with r = 2 the pairs survive only if their copies sit on distinct nodes.
+ * (recreate-inplace is tested
  * with one kill: after its first recovery the windows are MPI_Win_create
  * windows, osc/rdma, whose hangs on a dead target are measured by the
  * soak target, not asserted here.  Variant proposed, on the patched Open
@@ -77,7 +80,7 @@ static void value_for(char *buf, size_t n, int rank, int k, int it) {
 
 int main(int argc, char **argv) {
     kvt_init(&argc, &argv);
-    if (argc < 5) { fprintf(stderr, "usage: store_kill backend variant r kills [spares] [seq|rerep|rerep:POINT]\n"); return 2; }
+    if (argc < 5) { fprintf(stderr, "usage: store_kill backend variant r kills [spares] [seq|rerep|rerep:POINT|node]\n"); return 2; }
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -91,6 +94,9 @@ int main(int argc, char **argv) {
     int kills = atoi(argv[4]);
     c.spares = argc > 5 ? atoi(argv[5]) : 0;
     int seq = argc > 6 && strcmp(argv[6], "seq") == 0;
+    /* "node": every rank of one node dies (needs several nodes). */
+    int node_loss = argc > 6 && strcmp(argv[6], "node") == 0;
+    if (node_loss) kills = 0;
     /* "rerep" draws the point from the seed; "rerep:POINT" names it. */
     int rerep = argc > 6 && strncmp(argv[6], "rerep", 5) == 0;
     const char *named_point = rerep && argv[6][5] == ':' ? argv[6] + 6 : NULL;
@@ -114,6 +120,21 @@ int main(int argc, char **argv) {
         do v = 1 + (int)(rnd() % (unsigned)(members - 1)); while (victim_op[v] >= 0);
         victim_op[v] = seq ? (k + 1) * OPS / (kills + 2) : at;
         victim_order[v] = seq ? k : 0;  /* seq: the k-th victim waits for k recoveries */
+    }
+    if (node_loss) {  /* every rank of one node other than rank 0's, at one moment */
+        int mynode, nodes[64];
+        MPI_Comm shm;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+        MPI_Allreduce(&rank, &mynode, 1, MPI_INT, MPI_MIN, shm);
+        MPI_Comm_free(&shm);
+        MPI_Allgather(&mynode, 1, MPI_INT, nodes, 1, MPI_INT, MPI_COMM_WORLD);
+        int v, tries = 0;
+        do v = 1 + (int)(rnd() % (unsigned)(members - 1));
+        while (nodes[v] == nodes[0] && ++tries < 1000);
+        KVT_CHECK(nodes[v] != nodes[0]);  /* run on several nodes */
+        for (int r = 0; r < size; r++)
+            if (nodes[r] == nodes[v] && nodes[v] != nodes[0]) victim_op[r] = at;
+        if (rank == 0) printf("node of rank %d dies\n", v);
     }
     if (rerep) {  /* the second victim dies in the recovery from the first */
         static const char *points[] = {"windows", "made", "rereplicate", "exchange", "insert"};

@@ -40,7 +40,7 @@ static void die_mid_write(kv_store *s) {
     for (int i = 0; i < NKEYS; i++) {
         key_of(key, sizeof key, i);
         int ids[2];
-        kvh_place(kvh_hash(key, strlen(key), 0), s->live_ids, s->size, 2, ids);
+        kvh_replicas(s, kvh_hash(key, strlen(key), 0), ids);
         if (ids[0] == s->my_id || ids[1] == s->my_id) torn = i;
     }
     for (int n = 0; n <= NKEYS; n++) {
@@ -50,7 +50,7 @@ static void die_mid_write(kv_store *s) {
         uint64_t kh = kvh_hash(key, strlen(key), 0), me = KVS_LOCK_WORD(1, s->my_id), zero = 0, got;
         uint32_t home = (uint32_t)(kh % s->nslots);
         int ids[2];
-        kvh_place(kh, s->live_ids, s->size, 2, ids);
+        kvh_replicas(s, kh, ids);
         /* The replica written: for the torn key the one that is not the
          * victim, else the first by rank order (the order of ops.c). */
         int first = s->rank_of_id[ids[0]] < s->rank_of_id[ids[1]] ? ids[0] : ids[1];

@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < NKEYS; i++) {
             key_of(key, sizeof key, w, i);
             int ids[2];
-            kvh_place(kvh_hash(key, strlen(key), 0), s->live_ids, s->size, 2, ids);
+            kvh_replicas(s, kvh_hash(key, strlen(key), 0), ids);
             unsigned char *sl = local_slot(s, key);
             if (!sl || ids[0] == s->my_id || i % 4 == 3) continue;
             if (i % 4 == 0) {
