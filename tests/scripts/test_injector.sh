@@ -81,11 +81,12 @@ near() { awk -v a="$1" -v b="$2" -v t="$TOL" 'BEGIN { d = a - b; if (d < 0) d = 
 # check_log CASE RANK PID SIGNAL AT: the log's last line is that kill, near START+AT.
 check_log() {
   local log=$T/$1/kill.log line
-  [ "$(head -1 "$log" 2>/dev/null)" = "kill,target_rank,pid,host,signal,time_s" ] ||
+  [ "$(head -1 "$log" 2>/dev/null)" = "kill,target_rank,pid,host,signal,role,time_s" ] ||
     { fail "$1: kill log header missing"; return; }
   line=$(tail -1 "$log")
-  IFS=, read -r _ rank pid host sig t <<<"$line"
-  if [ "$rank" != "$2" ] || [ "$pid" != "$3" ] || [ "$sig" != "$4" ] || [ "$host" != "$(hostname)" ]; then
+  IFS=, read -r _ rank pid host sig role t <<<"$line"
+  if [ "$rank" != "$2" ] || [ "$pid" != "$3" ] || [ "$sig" != "$4" ] || [ "$host" != "$(hostname)" ] ||
+     [ "$role" != rank ]; then
     fail "$1: kill log line '$line', wanted rank $2 pid $3 signal $4"
   elif ! near "$t" "$(awk -v s="$START" -v a="$5" 'BEGIN { printf "%.6f", s + a }')"; then
     fail "$1: kill logged at $t, scheduled $START + $5 s (tolerance $TOL s)"
@@ -108,7 +109,7 @@ else
   done
   check_log kill 1 "${R[1]}" KILL 0.5
   check "kill: schedule CSV written" "kill: schedule CSV: $(cat "$T/kill/schedule.csv" 2>/dev/null)" \
-    grep -q "^0,1,${R[1]},$(hostname),KILL,time,,0.500000$" "$T/kill/schedule.csv"
+    grep -q "^0,1,${R[1]},$(hostname),KILL,time,,0.500000,rank$" "$T/kill/schedule.csv"
 fi
 
 # 2. SIGSTOP leaves the victim stopped, not dead.
