@@ -16,7 +16,7 @@ import math
 import os
 import sys
 
-STATUSES = ("finished", "failed", "crashed", "hung")
+STATUSES = ("finished", "failed", "crashed", "hung", "aborted")
 OPS = ("read", "update", "insert", "scan", "rmw", "all")
 LAT_PHASES = ("before_failure", "after_failure", "all")
 PHASES = ("revoke", "shrink", "agree", "windows", "rereplicate")
@@ -42,8 +42,12 @@ TABLES = {
                      ("agree_us", "f"), ("windows_us", "f"), ("rereplicate_us", "f"),
                      ("total_us", "f"), ("pairs_restored", "i"), ("restarts", "i")],
     "kills.csv": [("kill", "i"), ("target_rank", "i"), ("pid", "i"), ("host", "s"),
-                  ("signal", "s"), ("time_s", "f")],
+                  ("signal", "s"), ("role", "s"), ("time_s", "f")],
 }
+# Earlier headers still read: the kill log before it had a role column
+# (every row a rank).
+OLDER = {"kills.csv": [("kill", "i"), ("target_rank", "i"), ("pid", "i"), ("host", "s"),
+                       ("signal", "s"), ("time_s", "f")]}
 RUN_TABLES = ("timeline.csv", "latency.csv", "latency_hist.csv", "recovery.csv", "kills.csv")
 # Tables every finished run has (recovery.csv and kills.csv may be absent
 # when nothing was killed).
@@ -121,7 +125,10 @@ def read_table(path, name=None):
         for rec in reader:
             line = reader.line_num
             if line == 1:
-                if rec != want:
+                old = OLDER.get(name or os.path.basename(path))
+                if old and rec == [c for c, _ in old]:
+                    spec, want = old, rec
+                elif rec != want:
                     raise ResultsError(path, f"header is '{','.join(rec)}', expected "
                                              f"'{','.join(want)}'", 1)
                 continue

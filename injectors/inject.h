@@ -2,9 +2,11 @@
  * inject.h -- the one header of the signal-based process-kill injector.
  *
  * A schedule spec (a line of text) is parsed into a kvi_spec, then drawn
- * into a kvi_schedule against the table of ranks (rank, pid, host): which
- * ranks die, by which signal, and when (after a number of operations of the
- * victim, or at a wall-clock offset from the run's start).  The same seed
+ * into a kvi_schedule against the table of ranks (rank, pid, host, and the
+ * pids of the rank's Open MPI daemon): which processes die, by which
+ * signal, and when (after a number of operations of the victim, or at a
+ * wall-clock offset from the run's start).  A node loss is one event whose
+ * kills are every rank of a node and that node's daemon, sent together.  The same seed
  * gives the same schedule on every machine (own PRNG, no libc rand).  Two
  * forms carry it out: in-process (kvi_inproc_tick, called from the driver's
  * loop, raises the signal on itself) and external (kv_inject reads the pid
@@ -32,8 +34,18 @@ extern "C" {
 typedef enum kvi_target_kind {
     KVI_TARGET_RANKS = 0,   /* the listed ranks */
     KVI_TARGET_RANDOM = 1,  /* K ranks drawn at random, fresh ones per event */
-    KVI_TARGET_HOST = 2     /* every rank on one host */
+    KVI_TARGET_HOST = 2,    /* every rank on one host (its daemon lives on) */
+    KVI_TARGET_NODE = 3     /* a node loss: every rank of a node and its daemon */
 } kvi_target_kind;
+
+/* What a killed process is to the run (the kill log's role column). */
+typedef enum kvi_role {
+    KVI_ROLE_RANK = 0,          /* an MPI rank */
+    KVI_ROLE_DAEMON = 1,        /* the ranks' parent: prted, or prterun on the launch node */
+    KVI_ROLE_DAEMON_PARENT = 2  /* the daemon's parent when it is a prted too: PRRTE
+                                   starts each remote daemon as a prted that forks the
+                                   real one and waits for it */
+} kvi_role;
 
 /* When failure events happen; event e (0-based) is at the e+1-th step. */
 typedef enum kvi_when_kind {
@@ -50,7 +62,8 @@ typedef struct kvi_spec {
     int listed[KVI_MAX_LISTED];    /* KVI_TARGET_RANKS: the ranks, distinct */
     int nlisted;
     int random_k;                  /* KVI_TARGET_RANDOM: ranks per event */
-    char host[KVI_HOST_MAX];       /* KVI_TARGET_HOST: the host name */
+    char host[KVI_HOST_MAX];       /* KVI_TARGET_HOST, KVI_TARGET_NODE: the host name */
+    int node_random;               /* KVI_TARGET_NODE: 1 = drawn (node:random), host "" */
     kvi_when_kind when;
     long long ops;                 /* KVI_WHEN_OPS */
     double time_s;                 /* KVI_WHEN_TIME */
@@ -60,7 +73,9 @@ typedef struct kvi_spec {
     int spread;                    /* 0: victims of an event die together; 1: one by one */
     unsigned long long seed;
     int force;                     /* 1: skip the survivability limits */
-    int allow_rank0;               /* 1 (default): rank 0 may be a victim */
+    int allow_rank0;               /* 1: rank 0 may be a victim (the parser's default,
+                                      except for node targets: 0, rank 0's node is the
+                                      launch node, whose loss ends an Open MPI job) */
 } kvi_spec;
 
 /* One rank as the pid table records it. */
@@ -68,6 +83,8 @@ typedef struct kvi_rank_info {
     int rank;
     int pid;                  /* 0 when unknown (in-process form) */
     char host[KVI_HOST_MAX];
+    int daemon;               /* its Open MPI daemon (KVI_ROLE_DAEMON); 0 when unknown */
+    int daemon_parent;        /* KVI_ROLE_DAEMON_PARENT; 0 when there is none */
 } kvi_rank_info;
 
 /* How an event's moment is expressed. */
@@ -76,12 +93,18 @@ typedef enum kvi_at_kind {
     KVI_AT_TIME = 1   /* at_time_s seconds after the run's start */
 } kvi_at_kind;
 
-/* One kill: a victim rank at a moment.  Victims of one simultaneous
- * failure event share its index (and its moment). */
+/* One kill: a victim process at a moment.  Victims of one simultaneous
+ * failure event share its index (and its moment); a node loss lists the
+ * node's daemon processes first, then its ranks, the in-process executor
+ * (by_rank) last. */
 typedef struct kvi_event {
     int index;                /* failure event number, 0-based */
-    int rank;
+    int rank;                 /* the victim rank; -1 for a daemon */
     int pid;                  /* from the rank table; 0 when unknown */
+    int role;                 /* kvi_role */
+    int by_rank;              /* the rank that sends this kill in the in-process form:
+                                 the victim itself, or for a node loss the node's
+                                 lowest rank, which kills the others, then itself */
     char host[KVI_HOST_MAX];
     int signal;
     kvi_at_kind kind;
@@ -114,6 +137,16 @@ int kvi_host_is_local(const char *host);
  * signals, "?" for any other.  Static string: do not free. */
 const char *kvi_signal_name(int sig);
 
+/* kvi_role_name: "rank", "daemon", "daemon-parent"; "?" for any other. */
+const char *kvi_role_name(int role);
+
+/* kvi_self_info: this process as the pid table records it: rank, getpid(),
+ * kvi_hostname(), and its daemon: the parent process when that is an Open
+ * MPI runtime process (prted, prterun, mpirun, mpiexec, orted), and the
+ * daemon's own parent when that is a prted too (Linux /proc).  Returns 0,
+ * or -1 (errno) when the host name cannot be read. */
+int kvi_self_info(int rank, kvi_rank_info *out);
+
 /* ---- spec ---------------------------------------------------------------- */
 
 /* kvi_spec_parse: parse a schedule spec, e.g.
@@ -130,12 +163,15 @@ int kvi_spec_parse(const char *text, kvi_spec *out, char *err, size_t errlen);
 
 /* kvi_schedule_build: draw the schedule of `spec` over `ranks`.
  * ranks: caller's table of nranks entries, each rank 0..nranks-1 exactly
- * once (any order); pid and host are copied into the events.
+ * once (any order); pid and host are copied into the events, and for a
+ * node loss the node's daemon pids (distinct, when known).
  * max_simultaneous: how many ranks the store can lose at once (replicas-1,
- * or more with spares).  Refused unless spec->force: an event killing more
- * than that at once, or more than nranks-1 ranks in total.  Always refused:
- * a victim that does not exist, rank 0 with allow_rank0=0, more random
- * victims than eligible ranks.
+ * or more with spares); for a node target, how many nodes (placement keeps
+ * the copies of a pair on distinct nodes).  Refused unless spec->force: an
+ * event killing more than that at once, more than nranks-1 ranks in total,
+ * or every node.  Always refused: a victim that does not exist, rank 0 (or
+ * its node) with allow_rank0=0, more random victims than eligible ranks or
+ * nodes, an unknown host.
  * Victims are drawn first, then times, from one xoshiro256** stream seeded
  * by splitmix64(seed).  out: caller's struct; on success it owns a buffer
  * the caller frees with kvi_schedule_free.  Returns 0, or -1 with a message
@@ -144,8 +180,9 @@ int kvi_schedule_build(const kvi_spec *spec, const kvi_rank_info *ranks, int nra
                        int max_simultaneous, kvi_schedule *out, char *err, size_t errlen);
 
 /* kvi_schedule_write_csv: write the schedule to f, header first:
- *   event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s
- * when_kind is "ops" or "time"; the column that does not apply is empty.
+ *   event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s,role
+ * when_kind is "ops" or "time"; the column that does not apply is empty;
+ * role is kvi_role_name's.
  * Returns 0, or -1 if a write failed (errno). */
 int kvi_schedule_write_csv(const kvi_schedule *s, FILE *f);
 
@@ -154,7 +191,7 @@ void kvi_schedule_free(kvi_schedule *s);
 
 /* ---- kill log and kill --------------------------------------------------- */
 
-/* kvi_log_kill: append "kill,target_rank,pid,host,signal,time_s" to the CSV
+/* kvi_log_kill: append "kill,target_rank,pid,host,signal,role,time_s" to the CSV
  * file at path (the header is written when the file is new or empty), with
  * time_s = kvi_now() taken as the last step before the write; then fsync.
  * The caller sends the signal right after.  The file is locked (flock) for
@@ -178,6 +215,23 @@ int kvi_log_kill(const char *path, const kvi_event *ev, int pid, const char *hos
  * (remote host and no KV_INJECT_REMOTE), EINVAL (bad pid or host name, or
  * the command too long), EIO (the hook failed), or the log's error. */
 int kvi_kill(const kvi_event *ev, int pid, const char *host, const char *log_path);
+
+/* kvi_kill_group: the kills of one failure event, sent as close together
+ * as they can be: every local victim is checked (kill(pid, 0)), the lines
+ * of all that can be signalled are logged in one write and one fsync
+ * (each with its own timestamp), and only then are the signals sent, by
+ * consecutive kill(2) calls in the order of evs.  Victims on another host
+ * go through KV_INJECT_REMOTE: a template holding {pids} gets one command
+ * per run of consecutive victims of one host ({pids}: their pids, space
+ * separated; {pid} and {rank}: the first one's), any other template one
+ * command per victim.  evs: n events (pid and host from each).  err: the
+ * caller's array of n (may be NULL), set to 0 for a kill sent and to the
+ * errno of one not sent (as kvi_kill).  spread_s (may be NULL): seconds
+ * from the first signal to the last (the remote hooks' run time counts).
+ * Returns how many kills were not sent, or -1 (errno) for bad arguments or
+ * a log that cannot be written (then nothing is sent). */
+int kvi_kill_group(const kvi_event *evs, int n, const char *log_path, int *err,
+                   double *spread_s);
 
 /* ---- in-process form ----------------------------------------------------- */
 
@@ -207,19 +261,22 @@ void kvi_inproc_free(kvi_inproc *p);
 
 /* ---- pid table (external form) ------------------------------------------- */
 
-/* kvi_publish_pid: write "rank pid host" to dir/rank.N (N = rank) through a
- * temporary file and rename(2), so a reader never sees half a line.
- * Creates dir if missing.  Call once per rank at start-up (not collective).
- * Returns 0, or -1 (errno).  kvi_publish_pid_of does the same for another
- * process of this host (pid), as the table's entry N. */
+/* kvi_publish_pid: write "rank pid host daemon daemon_parent" (kvi_self_info)
+ * to dir/rank.N (N = rank) through a temporary file and rename(2), so a
+ * reader never sees half a line.  Creates dir if missing.  Call once per
+ * rank at start-up (not collective).  Returns 0, or -1 (errno).
+ * kvi_publish_pid_of does the same for another process of this host (pid),
+ * as the table's entry N, with no daemon (0 0). */
 int kvi_publish_pid(const char *dir, int rank);
 int kvi_publish_pid_of(const char *dir, int rank, int pid);
 
 /* kvi_read_pids: read dir/rank.0 .. rank.(nranks-1), polling every 20 ms
  * until all are there or timeout_s has passed.  out: caller's array of
- * nranks entries, out[i] is rank i; entries not found have pid 0.
+ * nranks entries, out[i] is rank i; entries not found have pid 0.  A line
+ * is "rank pid host", optionally followed by "daemon daemon_parent" (pids,
+ * 0 = none; a table without them is read with daemon 0).
  * Returns 0, or -1 with errno ETIMEDOUT (some missing: see out), EINVAL
- * (bad arguments), EBADMSG (a file that is not "rank pid host"). */
+ * (bad arguments), EBADMSG (a file that is not such a line). */
 int kvi_read_pids(const char *dir, int nranks, double timeout_s, kvi_rank_info *out);
 
 #ifdef __cplusplus

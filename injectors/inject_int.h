@@ -22,4 +22,24 @@ uint64_t kvi__rng_below(kvi_rng *r, uint64_t n); /* uniform in [0, n), n > 0 */
 /* True when s is a usable host name: 1..63 chars of [A-Za-z0-9._-]. */
 int kvi__valid_host(const char *s);
 
+/* killlog.c: log the kills evs[i] with pick[i] != 0 (all when pick is
+ * NULL) in one locked write and one fsync; *when (may be NULL): the last
+ * line's timestamp.  0, or -1 (errno). */
+int kvi__log_lines(const char *path, const kvi_event *evs, int n, const int *pick, double *when);
+
+/* kill.c: kvi_kill_group; all_local: every victim is on this host, whatever
+ * its host name (the in-process form: a rank kills its own node). */
+int kvi__kill_group(const kvi_event *evs, int n, const char *log_path, int *err,
+                    double *spread_s, int all_local);
+
+/* schedule.c: the moment of failure event e (0-based) into ev's kind,
+ * at_ops and at_time_s; *t accumulates the drawn times. */
+void kvi__set_moment(const kvi_spec *s, kvi_rng *rng, int e, double *t, kvi_event *ev);
+
+/* nodeloss.c: the schedule of a node target (kvi_schedule_build's part
+ * for it).  idx[r] = position of rank r in ranks[]. */
+int kvi__build_node_loss(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ranks,
+                         int nranks, const int *idx, int max_sim, kvi_schedule *out,
+                         char *err, size_t len);
+
 #endif

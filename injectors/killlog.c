@@ -1,15 +1,16 @@
 /*
- * killlog.c -- the kill log, and sending the signal (locally or by a hook).
+ * killlog.c -- the kill log, and the small helpers every part shares
+ * (clock, host names, signal and role names).
  *
  * Every kill is first appended to a CSV log, with a CLOCK_REALTIME
- * timestamp taken as the last step before the line is written, flushed and
- * fsync'ed (the line must survive the victim, and the node if it is the
- * victim's own node); only then is the signal sent.  The gap between the
- * timestamp and the signal is one write and one fsync: microseconds on a
- * page cache or tmpfs, up to a few ms on a disk with write barriers.  A
- * victim on another host is reached through the command template in
- * KV_INJECT_REMOTE (see injectors/README.md); its timestamp then precedes
- * the signal by the hook's own latency (an ssh login: tens of ms or more).
+ * timestamp taken as the last step before its line is formatted, written
+ * and fsync'ed (the line must survive the victim, and the node if it is
+ * the victim's own node); only then is the signal sent (kill.c).  The gap
+ * between the timestamp and the signal is one write and one fsync:
+ * microseconds on a page cache or tmpfs, up to a few ms on a disk with
+ * write barriers.  The kills of one event (a node loss: its daemon and
+ * its ranks) are logged together, in one write and one fsync, so that the
+ * signals after it can follow one another without a sync in between.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,14 +20,13 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "inject_int.h"
 
-#define LOG_HEADER "kill,target_rank,pid,host,signal,time_s\n"
-#define CMD_MAX 2048
+#define LOG_HEADER "kill,target_rank,pid,host,signal,role,time_s\n"
+#define LINE_CAP 256   /* one log line: numbers, a host name (< 64), names */
 
 double kvi_now(void) {
     struct timespec ts;
@@ -50,6 +50,15 @@ const char *kvi_signal_name(int sig) {
     case SIGTERM: return "TERM";
     case SIGSEGV: return "SEGV";
     case SIGSTOP: return "STOP";
+    default: return "?";
+    }
+}
+
+const char *kvi_role_name(int role) {
+    switch (role) {
+    case KVI_ROLE_RANK: return "rank";
+    case KVI_ROLE_DAEMON: return "daemon";
+    case KVI_ROLE_DAEMON_PARENT: return "daemon-parent";
     default: return "?";
     }
 }
@@ -86,108 +95,57 @@ static int write_all(int fd, const char *buf, size_t n) {
     return 0;
 }
 
-/* Header if the file is empty, then the timestamped line, then fsync. */
-static int append_line(int fd, const kvi_event *ev, int pid, const char *host, double *when) {
+/* One victim's line; the timestamp is read here, as the last step. */
+static size_t format_line(char *line, const kvi_event *ev, double *t) {
+    char me[KVI_HOST_MAX] = "";
+    const char *host = ev->host;
+    if (!*host && kvi_hostname(me, sizeof me) == 0) host = me;
+    *t = kvi_now();
+    int n = snprintf(line, LINE_CAP, "%d,%d,%d,%s,%s,%s,%.6f\n", ev->index, ev->rank, ev->pid,
+                     host, kvi_signal_name(ev->signal), kvi_role_name(ev->role), *t);
+    return n < 0 ? 0 : n >= LINE_CAP ? LINE_CAP - 1 : (size_t)n;
+}
+
+/* Header if the file is empty, then the lines of the events i with
+ * pick[i] (all when pick is NULL) in one write, then fsync. */
+static int append_lines(int fd, const kvi_event *evs, int n, const int *pick, double *when) {
     struct stat st;
-    char line[256];
     if (fstat(fd, &st) != 0) return -1;
-    if (st.st_size == 0 && write_all(fd, LOG_HEADER, strlen(LOG_HEADER))) return -1;
-    double t = kvi_now();
-    int n = snprintf(line, sizeof line, "%d,%d,%d,%s,%s,%.6f\n", ev->index, ev->rank, pid,
-                     host, kvi_signal_name(ev->signal), t);
-    if (write_all(fd, line, (size_t)n)) return -1;
+    char *buf = malloc((size_t)n * LINE_CAP + sizeof LOG_HEADER);
+    if (!buf) return -1;
+    size_t used = st.st_size == 0 ? (size_t)snprintf(buf, sizeof LOG_HEADER, "%s", LOG_HEADER) : 0;
+    double t = 0;
+    for (int i = 0; i < n; i++)
+        if (!pick || pick[i]) used += format_line(buf + used, &evs[i], &t);
+    int rc = write_all(fd, buf, used);
+    free(buf);
+    if (rc) return -1;
     /* A log on a pipe or a terminal cannot be synced: that is not an error. */
     if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) return -1;
     if (when) *when = t;
     return 0;
 }
 
-int kvi_log_kill(const char *path, const kvi_event *ev, int pid, const char *host,
-                 double *when) {
-    char me[KVI_HOST_MAX] = "";
-    if (!path || !ev) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (!host || !*host) host = ev->host;
-    if (!*host && kvi_hostname(me, sizeof me) == 0) host = me;
+int kvi__log_lines(const char *path, const kvi_event *evs, int n, const int *pick, double *when) {
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return -1;
     /* Ranks may share one log: the lock keeps header and lines whole. */
     (void)flock(fd, LOCK_EX);
-    int rc = append_line(fd, ev, pid, host, when);
+    int rc = append_lines(fd, evs, n, pick, when);
     int saved = errno;
     close(fd);
     errno = saved;
     return rc;
 }
 
-/* Append src to out[*n..], bounded by CMD_MAX. */
-static int put(char *out, size_t *n, const char *src) {
-    size_t l = strlen(src);
-    if (*n + l >= CMD_MAX) return -1;
-    memcpy(out + *n, src, l + 1);
-    *n += l;
-    return 0;
-}
-
-/* Fill the KV_INJECT_REMOTE template; unknown {words} stay as they are. */
-static int expand(const char *tmpl, const kvi_event *ev, int pid, const char *host, char *out) {
-    char num[3][24];
-    const char *keys[] = {"{host}", "{pid}", "{rank}", "{signal}", "{signum}"};
-    snprintf(num[0], sizeof num[0], "%d", pid);
-    snprintf(num[1], sizeof num[1], "%d", ev->rank);
-    snprintf(num[2], sizeof num[2], "%d", ev->signal);
-    const char *vals[] = {host, num[0], num[1], kvi_signal_name(ev->signal), num[2]};
-    size_t n = 0;
-    out[0] = '\0';
-    for (const char *p = tmpl; *p;) {
-        size_t k = 0;
-        while (k < 5 && strncmp(p, keys[k], strlen(keys[k]))) k++;
-        char one[2] = {*p, '\0'};
-        if (put(out, &n, k < 5 ? vals[k] : one)) return -1;
-        p += k < 5 ? strlen(keys[k]) : 1;
-    }
-    return 0;
-}
-
-static int kill_remote(const kvi_event *ev, int pid, const char *host, const char *log_path) {
-    const char *tmpl = getenv("KV_INJECT_REMOTE");
-    char cmd[CMD_MAX];
-    if (!tmpl || !*tmpl) {
-        errno = ENOTSUP;
-        return -1;
-    }
-    if (!kvi__valid_host(host) || expand(tmpl, ev, pid, host, cmd)) {
+int kvi_log_kill(const char *path, const kvi_event *ev, int pid, const char *host,
+                 double *when) {
+    if (!path || !ev) {
         errno = EINVAL;
         return -1;
     }
-    if (log_path && kvi_log_kill(log_path, ev, pid, host, NULL)) return -1;
-    int st = system(cmd);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        errno = EIO;
-        return -1;
-    }
-    return 0;
-}
-
-static int kill_local(const kvi_event *ev, int pid, const char *host, const char *log_path) {
-    if (kill(pid, 0) != 0) return -1;   /* gone (ESRCH) or not ours (EPERM): no log line */
-    if (log_path && kvi_log_kill(log_path, ev, pid, host, NULL)) return -1;
-    return kill(pid, ev->signal);
-}
-
-int kvi_kill(const kvi_event *ev, int pid, const char *host, const char *log_path) {
-    if (!ev) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (pid <= 0) pid = ev->pid;
-    if (!host || !*host) host = ev->host;
-    if (pid <= 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (kvi_host_is_local(host)) return kill_local(ev, pid, host, log_path);
-    return kill_remote(ev, pid, host, log_path);
+    kvi_event one = *ev;
+    one.pid = pid;
+    if (host && *host) snprintf(one.host, sizeof one.host, "%s", host);
+    return kvi__log_lines(path, &one, 1, NULL, when);
 }

@@ -5,9 +5,13 @@
  * schedule from the spec against it, writes the schedule out before the
  * first kill, then sleeps on CLOCK_REALTIME (absolute deadlines, so errors
  * do not accumulate) until each event's moment and kills its victims with
- * kvi_kill, which logs each kill first.  Only time-based schedules can be
- * run from outside: operation counts live inside the ranks, so `when=ops:N`
- * is refused with a pointer to the in-process form.
+ * kvi_kill_group, which logs the kills of an event first and then sends
+ * them back to back (a node loss: the node's daemon processes and ranks).
+ * Only time-based schedules can be run from outside: operation counts live
+ * inside the ranks, so `when=ops:N` is refused with a pointer to the
+ * in-process form.  `kv_inject --publish DIR -- PROGRAM` is the other end:
+ * it writes the calling process's pid table entry and execs PROGRAM in its
+ * place (same pid), so any program an MPI launcher starts can be a victim.
  * Exit status: 0 every kill sent; 1 the pid table was incomplete or a kill
  * failed; 2 bad arguments or a refused schedule.
  */
@@ -18,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "inject.h"
 
@@ -33,20 +38,25 @@ static void usage(FILE *f) {
     fprintf(f,
         "usage: kv_inject --pids DIR --nranks N --schedule SPEC --max-simultaneous M\n"
         "                 --log FILE [--schedule-out FILE] [--timeout S] [--start-time T]\n"
-        "Kill MPI ranks by pid at the times SPEC gives (see injectors/README.md).\n"
-        "  --pids DIR            pid table: DIR/rank.N holds \"N PID HOST\"\n"
+        "       kv_inject --publish DIR [--rank N] -- PROGRAM [ARGS]\n"
+        "Kill MPI ranks (and for a node loss their node's daemon) by pid at the times\n"
+        "SPEC gives (see injectors/README.md).\n"
+        "  --pids DIR            pid table: DIR/rank.N holds \"N PID HOST DAEMON DAEMON_PARENT\"\n"
         "  --nranks N            ranks in the run (waits for rank.0 .. rank.N-1)\n"
         "  --schedule SPEC       e.g. 'target=random:1; when=exp:30; count=3; seed=7'\n"
         "  --max-simultaneous M  ranks the store can lose at once (replicas-1, or more\n"
         "                        with spares); bigger schedules need force=1 in SPEC\n"
         "  --log FILE            kill log, CSV, appended to:\n"
-        "                        kill,target_rank,pid,host,signal,time_s\n"
+        "                        kill,target_rank,pid,host,signal,role,time_s\n"
         "  --schedule-out FILE   where to write the schedule CSV first ('-' or default: stdout)\n"
         "  --timeout S           how long to wait for the pid table (default 60)\n"
         "  --start-time T        run start, CLOCK_REALTIME seconds (date +%%s.%%N); event\n"
         "                        times count from it (default: when the pid table is complete)\n"
         "Victims on other hosts are reached through KV_INJECT_REMOTE, e.g.\n"
-        "  KV_INJECT_REMOTE='ssh {host} kill -{signal} {pid}'\n"
+        "  KV_INJECT_REMOTE='ssh {host} kill -{signal} {pids}'\n"
+        "  ({pids}: every victim of the event on that host, in one command).\n"
+        "--publish writes this process's entry (rank N, default $OMPI_COMM_WORLD_RANK,\n"
+        "its daemon from /proc) to DIR/rank.N and execs PROGRAM with the same pid.\n"
         "Exit status: 0 all kills sent, 1 pid table incomplete or a kill failed,\n"
         "2 bad arguments or refused schedule.\n");
 }
@@ -134,9 +144,9 @@ static int check_reach(const kvi_schedule *s) {
     kvi_hostname(me, sizeof me);
     for (int i = 0; i < s->nevents && !(hook && *hook); i++) {
         if (kvi_host_is_local(s->events[i].host)) continue;
-        fprintf(stderr, "kv_inject: rank %d runs on host %s, not here (%s), and "
+        fprintf(stderr, "kv_inject: %s %d runs on host %s, not here (%s), and "
                 "KV_INJECT_REMOTE is not set (see injectors/README.md)\n",
-                s->events[i].rank, s->events[i].host, me);
+                kvi_role_name(s->events[i].role), s->events[i].rank, s->events[i].host, me);
         return -1;
     }
     return 0;
@@ -162,23 +172,60 @@ static void sleep_until(double t) {
     while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
 }
 
+/* A node loss whose table named no daemon kills the ranks only: say so. */
+static void warn_no_daemon(const kvi_spec *spec, const kvi_schedule *s) {
+    for (int i = 0; spec->target == KVI_TARGET_NODE && i < s->nevents; i++) {
+        int j = i, daemons = 0;
+        while (j < s->nevents && s->events[j].index == s->events[i].index)
+            daemons += s->events[j++].role != KVI_ROLE_RANK;
+        if (!daemons)
+            fprintf(stderr, "kv_inject: warning: the pid table names no daemon on node %s "
+                    "(not started by Open MPI, or an old table): only its ranks will die\n",
+                    s->events[i].host);
+        i = j - 1;
+    }
+}
+
+static void report(const kvi_event *e, int err, double late) {
+    const char *what = kvi_role_name(e->role);
+    if (err)
+        fprintf(stderr, "kv_inject: event %d: cannot send %s to %s %d (pid %d on %s): %s\n",
+                e->index, kvi_signal_name(e->signal), what, e->rank, e->pid, e->host,
+                strerror(err));
+    else
+        fprintf(stderr, "kv_inject: event %d: sent %s to %s %d (pid %d on %s) at +%.3f s%s\n",
+                e->index, kvi_signal_name(e->signal), what, e->rank, e->pid, e->host,
+                e->at_time_s + late, late > LATE_WARN_S ? " (late)" : "");
+}
+
+/* The n kills of one failure event, at its moment. */
+static int run_event(const kvi_event *ev, int n, double start, const char *log) {
+    int *err = calloc((size_t)n, sizeof *err);
+    if (!err) return n;
+    double due = start + ev[0].at_time_s, spread = 0;
+    sleep_until(due);
+    double late = kvi_now() - due;
+    int failed = kvi_kill_group(ev, n, log, err, &spread);
+    if (failed < 0) {
+        fprintf(stderr, "kv_inject: event %d: cannot write the kill log %s: %s (nothing sent)\n",
+                ev[0].index, log, strerror(errno));
+        failed = n;
+    } else {
+        for (int i = 0; i < n; i++) report(&ev[i], err[i], late);
+        if (n > 1)
+            fprintf(stderr, "kv_inject: event %d: %d kills sent within %.1f us\n", ev[0].index,
+                    n - failed, spread * 1e6);
+    }
+    free(err);
+    return failed;
+}
+
 static int run_kills(const kvi_schedule *s, double start, const char *log) {
     int failed = 0;
-    for (int i = 0; i < s->nevents; i++) {
-        const kvi_event *e = &s->events[i];
-        double due = start + e->at_time_s;
-        sleep_until(due);
-        double late = kvi_now() - due;
-        if (kvi_kill(e, 0, NULL, log) != 0) {
-            fprintf(stderr, "kv_inject: event %d: cannot send %s to rank %d (pid %d on %s): %s\n",
-                    e->index, kvi_signal_name(e->signal), e->rank, e->pid, e->host,
-                    strerror(errno));
-            failed++;
-            continue;
-        }
-        fprintf(stderr, "kv_inject: event %d: sent %s to rank %d (pid %d on %s) at +%.3f s%s\n",
-                e->index, kvi_signal_name(e->signal), e->rank, e->pid, e->host,
-                e->at_time_s + late, late > LATE_WARN_S ? " (late)" : "");
+    for (int i = 0, j; i < s->nevents; i = j) {
+        j = i + 1;
+        while (j < s->nevents && s->events[j].index == s->events[i].index) j++;
+        failed += run_event(&s->events[i], j - i, start, log);
     }
     return failed ? 1 : 0;
 }
@@ -192,12 +239,40 @@ static int run(const opts *o, const kvi_spec *spec, kvi_rank_info *ranks) {
         fprintf(stderr, "kv_inject: schedule refused: %s\n", err);
         return 2;
     }
+    warn_no_daemon(spec, &s);
     int rc = check_reach(&s) || write_schedule(&s, o->sched_out) ? 2 : run_kills(&s, start, o->log);
     kvi_schedule_free(&s);
     return rc;
 }
 
+/* --publish DIR [--rank N] -- PROGRAM [ARGS]: returns only on failure. */
+static int publish_and_exec(int argc, char **argv) {
+    const char *dir = argv[2], *r = getenv("OMPI_COMM_WORLD_RANK");
+    int i = 3, rank = -1;
+    if (argc > 4 && strcmp(argv[3], "--rank") == 0) {
+        r = argv[4];
+        i = 5;
+    }
+    if (i < argc && strcmp(argv[i], "--") == 0) i++;
+    if (!r || int_arg("--rank", r, 0, &rank)) {
+        fprintf(stderr, "kv_inject: --publish needs --rank N or $OMPI_COMM_WORLD_RANK\n");
+        return 2;
+    }
+    if (i >= argc) {
+        fprintf(stderr, "kv_inject: --publish DIR [--rank N] -- PROGRAM: no PROGRAM\n");
+        return 2;
+    }
+    if (kvi_publish_pid(dir, rank) != 0) {
+        fprintf(stderr, "kv_inject: cannot publish rank %d in %s: %s\n", rank, dir, strerror(errno));
+        return 1;
+    }
+    execvp(argv[i], argv + i);
+    fprintf(stderr, "kv_inject: cannot run %s: %s\n", argv[i], strerror(errno));
+    return 127;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 3 && strcmp(argv[1], "--publish") == 0) return publish_and_exec(argc, argv);
     opts o;
     kvi_spec spec;
     char err[512];

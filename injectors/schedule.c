@@ -7,9 +7,12 @@
  * Victims are drawn first (a partial Fisher-Yates shuffle of the eligible
  * ranks), then the moments: inter-failure times by inverse CDF,
  * -MTBF*ln(U) for exponential and scale*(-ln U)^(1/shape) for Weibull with
- * scale = MTBF / Gamma(1 + 1/shape), accumulated over the events.  Before
- * anything is returned the schedule is checked against what the store can
- * survive (max_simultaneous at once, nranks-1 in total) unless forced.
+ * scale = MTBF / Gamma(1 + 1/shape), accumulated over the events.  A node
+ * target draws nodes instead (the distinct hosts of the rank table, in the
+ * order of their lowest rank), one per event, and lists for each the
+ * node's daemon processes, then its ranks.  Before anything is returned
+ * the schedule is checked against what the store can survive
+ * (max_simultaneous at once, nranks-1 in total) unless forced.
  */
 #include <limits.h>
 #include <math.h>
@@ -126,7 +129,8 @@ static double draw_gap(const kvi_spec *s, kvi_rng *rng) {
 }
 
 /* Moment of failure event e (0-based); *t accumulates the drawn times. */
-static void set_moment(const kvi_spec *s, kvi_rng *rng, int e, double *t, kvi_event *ev) {
+void kvi__set_moment(const kvi_spec *s, kvi_rng *rng, int e, double *t, kvi_event *ev) {
+    memset(ev, 0, sizeof *ev);   /* whole, padding too: equal schedules compare equal */
     ev->at_ops = -1;
     ev->at_time_s = -1;
     if (s->when == KVI_WHEN_OPS) {
@@ -150,7 +154,7 @@ static int fill_events(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ran
     double t = 0;
     for (int e = 0; e < nev; e++) {
         kvi_event moment;
-        set_moment(s, rng, e, &t, &moment);
+        kvi__set_moment(s, rng, e, &t, &moment);
         for (int j = 0; j < at_once; j++) {
             kvi_event *ev = &out->events[e * at_once + j];
             const kvi_rank_info *ri = &ranks[idx[victims[e * at_once + j]]];
@@ -158,6 +162,8 @@ static int fill_events(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ran
             ev->index = e;
             ev->rank = ri->rank;
             ev->pid = ri->pid;
+            ev->role = KVI_ROLE_RANK;
+            ev->by_rank = ri->rank;
             snprintf(ev->host, sizeof ev->host, "%s", ri->host);
             ev->signal = s->signal;
         }
@@ -182,7 +188,8 @@ static int check_spec(const kvi_spec *s, char *err, size_t len) {
     if ((s->target == KVI_TARGET_RANKS && (s->nlisted < 1 || s->nlisted > KVI_MAX_LISTED)) ||
         (s->target == KVI_TARGET_RANDOM && s->random_k < 1) ||
         (s->target == KVI_TARGET_HOST && !kvi__valid_host(s->host)) ||
-        (unsigned)s->target > KVI_TARGET_HOST)
+        (s->target == KVI_TARGET_NODE && !s->node_random && !kvi__valid_host(s->host)) ||
+        (unsigned)s->target > KVI_TARGET_NODE)
         return kvu_fail(err, len, "target: invalid in the spec structure");
     if ((s->when == KVI_WHEN_OPS && s->ops < 0) ||
         (s->when == KVI_WHEN_TIME && !(s->time_s >= 0)) ||
@@ -190,7 +197,8 @@ static int check_spec(const kvi_spec *s, char *err, size_t len) {
         (s->when == KVI_WHEN_WEIBULL && !(s->shape >= 0.1 && s->shape <= 100)) ||
         (unsigned)s->when > KVI_WHEN_WEIBULL)
         return kvu_fail(err, len, "when: invalid in the spec structure");
-    if (s->count < 1 || (s->count > 1 && s->target != KVI_TARGET_RANDOM))
+    int drawn = s->target == KVI_TARGET_RANDOM || (s->target == KVI_TARGET_NODE && s->node_random);
+    if (s->count < 1 || (s->count > 1 && !drawn))
         return kvu_fail(err, len, "count: %d is invalid for this target", s->count);
     return 0;
 }
@@ -201,6 +209,8 @@ static int build(const kvi_spec *s, const kvi_rank_info *ranks, int nranks, int 
     int total = 0;
     kvu_rng_seed(&rng, s->seed);
     if (check_spec(s, err, len) || index_ranks(ranks, nranks, idx, err, len)) return -1;
+    if (s->target == KVI_TARGET_NODE)
+        return kvi__build_node_loss(s, &rng, ranks, nranks, idx, max_sim, out, err, len);
     int rc = s->target == KVI_TARGET_RANDOM
                  ? pick_random(s, &rng, nranks, victims, &total, err, len)
                  : pick_fixed(s, ranks, nranks, idx, victims, &total, err, len);
@@ -237,13 +247,14 @@ int kvi_schedule_build(const kvi_spec *spec, const kvi_rank_info *ranks, int nra
 
 int kvi_schedule_write_csv(const kvi_schedule *s, FILE *f) {
     if (!s || !f) return -1;
-    fprintf(f, "event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s\n");
+    fprintf(f, "event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s,role\n");
     for (int i = 0; i < s->nevents; i++) {
         const kvi_event *e = &s->events[i];
         fprintf(f, "%d,%d,%d,%s,%s,", e->index, e->rank, e->pid, e->host,
                 kvi_signal_name(e->signal));
-        if (e->kind == KVI_AT_OPS) fprintf(f, "ops,%lld,\n", e->at_ops);
-        else fprintf(f, "time,,%.6f\n", e->at_time_s);
+        if (e->kind == KVI_AT_OPS) fprintf(f, "ops,%lld,", e->at_ops);
+        else fprintf(f, "time,,%.6f", e->at_time_s);
+        fprintf(f, ",%s\n", kvi_role_name(e->role));
     }
     return fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }

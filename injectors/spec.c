@@ -6,7 +6,9 @@
  * starting with the item's name, so a driver can show the user exactly
  * which item to fix.  After all items are read a final pass checks what
  * needs the whole spec: target= and when= present, count=1 for fixed
- * targets (a rank dies only once).  The spec only describes the schedule;
+ * targets (a rank dies only once), and rank 0's node spared by a node
+ * target unless allow_rank0=1 was given (rank 0 runs on the launch node,
+ * whose loss ends an Open MPI job).  The spec only describes the schedule;
  * checks against the actual ranks happen in kvi_schedule_build.
  */
 #include <ctype.h>
@@ -61,6 +63,20 @@ static int parse_rank_list(const char *v, kvi_spec *s, char *err, size_t len) {
     }
 }
 
+/* node:random or node:NAME: a node loss. */
+static int parse_node(const char *v, kvi_spec *s, char *err, size_t len) {
+    s->target = KVI_TARGET_NODE;
+    if (strcmp(v, "random") == 0) {
+        s->node_random = 1;
+        return 0;
+    }
+    if (!kvi__valid_host(v))
+        return kvu_fail(err, len, "target: 'node:%s' needs node:random or a host name of 1-%d "
+                         "letters, digits, '.', '-' or '_'", v, KVI_HOST_MAX - 1);
+    snprintf(s->host, sizeof s->host, "%s", v);
+    return 0;
+}
+
 static int parse_target(const char *v, kvi_spec *s, char *err, size_t len) {
     long long k;
     if (strncmp(v, "ranks:", 6) == 0) {
@@ -82,7 +98,9 @@ static int parse_target(const char *v, kvi_spec *s, char *err, size_t len) {
         snprintf(s->host, sizeof s->host, "%s", v + 5);
         return 0;
     }
-    return kvu_fail(err, len, "target: '%s' is not ranks:LIST, random:K or host:NAME", v);
+    if (strncmp(v, "node:", 5) == 0) return parse_node(v + 5, s, err, len);
+    return kvu_fail(err, len, "target: '%s' is not ranks:LIST, random:K, node:random, "
+                     "node:NAME or host:NAME", v);
 }
 
 /* "MTBF,SHAPE" of weibull: */
@@ -180,7 +198,7 @@ static const struct {
     {"force", parse_force},   {"allow_rank0", parse_rank0},
 };
 enum { NITEMS = sizeof items / sizeof items[0] };
-enum { ITEM_TARGET = 1, ITEM_WHEN = 2 };   /* indices in items[] */
+enum { ITEM_TARGET = 1, ITEM_WHEN = 2, ITEM_RANK0 = 7 };   /* indices in items[] */
 
 static char *trim(char *p) {
     while (isspace((unsigned char)*p)) p++;
@@ -206,16 +224,18 @@ static int parse_item(char *item, kvi_spec *s, int *seen, char *err, size_t len)
                      "spread, seed, force, allow_rank0)", *name ? name : "''");
 }
 
-/* Checks that need the whole spec. */
-static int check_whole(const kvi_spec *s, const int *seen, char *err, size_t len) {
+/* Checks that need the whole spec (and the node target's rank 0 default). */
+static int check_whole(kvi_spec *s, const int *seen, char *err, size_t len) {
     if (!seen[ITEM_TARGET])
         return kvu_fail(err, len, "target: missing (e.g. target=ranks:1 or target=random:1)");
     if (!seen[ITEM_WHEN])
         return kvu_fail(err, len, "when: missing (e.g. when=time:5 or when=exp:30)");
-    if (s->count > 1 && s->target != KVI_TARGET_RANDOM)
+    int drawn = s->target == KVI_TARGET_RANDOM || (s->target == KVI_TARGET_NODE && s->node_random);
+    if (s->count > 1 && !drawn)
         return kvu_fail(err, len, "count: %d events with a fixed target would kill the same "
-                         "ranks again; use count=1 (spread=spread separates them in time) "
-                         "or target=random:K", s->count);
+                         "ranks again; use count=1 (spread=spread separates them in time), "
+                         "target=random:K or target=node:random", s->count);
+    if (s->target == KVI_TARGET_NODE && !seen[ITEM_RANK0]) s->allow_rank0 = 0;
     return 0;
 }
 

@@ -10,6 +10,8 @@
 #   proposed.csv      variant proposed (the patched Open MPI's fault-tolerant
 #                     RMA) against the workarounds, one kill per run, side by
 #                     side; proposed-overhead.csv its failure-free YCSB cost
+#   nodeloss.csv      a node loss against a single-rank kill on the 3-host
+#                     test cluster (bench_nodeloss.sh; needs root)
 # Each benchmark prints its table; the CSV files are rewritten by each run
 # of the benchmark (BENCH=name runs just one).  The recovery matrix is
 # sized by RANKS, PAIRS, REPS and VARIANTS (defaults below fit this 2-core
@@ -156,4 +158,8 @@ fi
 
 if want redis; then  # the store against Redis
   bash "$ROOT/experiments/bench/bench_redis.sh"
+fi
+
+if want nodeloss; then  # a node loss against a single-rank kill, across hosts
+  bash "$ROOT/experiments/bench/bench_nodeloss.sh"
 fi

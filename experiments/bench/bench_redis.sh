@@ -71,7 +71,7 @@ echo "system,kind,workload,ranks,repetition,throughput_ops_per_s,p50_us,p99_us,r
 na() { [ -n "$1" ] && echo "$1" || echo NA; }
 row() {  # system kind workload ranks rep dir kvrun-status
   local d=$6 st
-  case $7 in 0) st=pass ;; 1) st=fail ;; 2) st=crashed ;; 3) st=hung ;; *) st=error ;; esac
+  case $7 in 0) st=pass ;; 1) st=fail ;; 2) st=crashed ;; 3) st=hung ;; 4) st=aborted ;; *) st=error ;; esac
   lat() { na "$(awk -F, -v op="$1" -v c="$2" '$1 == op && $2 == "all" {print $c}' "$d/latency.csv" 2>/dev/null)"; }
   meta() { na "$(sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" "$d/meta.json" 2>/dev/null)"; }
   fo() { na "$(awk -F, -v c="$1" 'NR == 2 {print $c}' "$d/failover.csv" 2>/dev/null)"; }

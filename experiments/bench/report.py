@@ -30,7 +30,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VARIANTS = ("recreate-copy", "recreate-inplace", "recreate-free", "spare")
-HISTORY_OUTCOMES = ("pass", "lost", "nonlinearizable", "divergent", "failed", "crashed", "hung")
+HISTORY_OUTCOMES = ("pass", "lost", "nonlinearizable", "divergent", "failed", "crashed", "hung",
+                    "aborted")
 BENCH = os.path.join(ROOT, "results", "bench")  # --dir replaces it
 OVERRIDE = {}  # file name -> the path --file gave for it
 

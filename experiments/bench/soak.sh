@@ -102,7 +102,7 @@ hang_soak() {
       KV_TEST_SEED=$seed "$ROOT/scripts/kvrun" -n $n --timeout "${RDMA_TIMEOUT:-15}" -- \
         "${KV_BUILD:-$ROOT/build}/tests/mpi/store_kill" create "$v" 2 1 $sp > "$log" 2>&1
       case $(tr -d '\000' < "$log" | tail -1) in
-        *"FINISHED PASS"*) o=pass ;; *HUNG*) o=hang ;; *) o=fail ;;
+        *"FINISHED PASS"*) o=pass ;; *HUNG*) o=hang ;; *ABORTED*) o=aborted ;; *) o=fail ;;
       esac
       rm -f "$log"
       ms=$(( ($(date +%s%N) - t0) / 1000000 ))

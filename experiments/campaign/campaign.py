@@ -143,7 +143,7 @@ def results_dir(c):
 
 
 def run_status(rdir):
-    """finished, failed, crashed, hung, or None when never run."""
+    """finished, failed, crashed, hung, aborted, or None when never run."""
     meta = os.path.join(rdir, "meta.json")
     try:
         return json.load(open(meta)).get("status")
@@ -186,7 +186,7 @@ def run_one(c, run):
         with open(os.path.join(rdir, "restart.json"), "w") as f:
             json.dump({"job_ended_and_restarted_wallclock": ended,
                        "second_job_exit": rc}, f, indent=1)
-    status = {0: "finished", 1: "failed", 2: "crashed", 3: "hung"}.get(rc, "failed")
+    status = {0: "finished", 1: "failed", 2: "crashed", 3: "hung", 4: "aborted"}.get(rc, "failed")
     if status != "finished" or run_status(rdir) is None:
         write_stub_meta(c, run, rdir, status if status != "finished" else "failed", t0)
     return run_status(rdir)
@@ -248,7 +248,8 @@ def cmd_run(c, runs):
         counts[st] = counts.get(st, 0) + 1
         left = (time.time() - t0) / i * (len(todo) - i)
         print(f"[{i}/{len(todo)}] {r['id']}: {st:8s}  done {counts['finished']}, failed "
-              f"{counts['failed'] + counts['crashed']}, hung {counts['hung']}, ~{left:.0f} s left", flush=True)
+              f"{counts['failed'] + counts['crashed']}, hung {counts['hung']}, aborted "
+              f"{counts.get('aborted', 0)}, ~{left:.0f} s left", flush=True)
         write_index(c, runs)
     write_index(c, runs)
     return 0 if counts["failed"] + counts["crashed"] == 0 else 1

@@ -347,7 +347,8 @@ static void write_meta(const drv_ctx *x, double t0, double t1, const char *statu
             w->proportion[WL_SCAN], w->proportion[WL_RMW], wl_dist_name(w->dist), w->key_bytes,
             (long long)w->value_min, (long long)w->value_max, w->target_rate, (unsigned long long)w->seed);
     json_str(f, "failures", s->failures, 1);
-    fprintf(f, "  \"node_loss\": %s,\n", strstr(s->failures, "host:") ? "true" : "false");
+    fprintf(f, "  \"node_loss\": %s,\n",
+            strstr(s->failures, "host:") || strstr(s->failures, "node:") ? "true" : "false");
     json_str(f, "command_line", s->cmdline, 1);
     fprintf(f, "  \"hosts\": [%s],\n", hosts);
     const char *task = getenv("SLURM_ARRAY_TASK_ID");

@@ -1,8 +1,10 @@
 /*
  * fuzz_inject_spec.c -- injector schedule specs: parsed or refused with a
  * message; a spec that parses is drawn into a schedule against 8 ranks on
- * two hosts without a crash.
+ * three hosts (each with its daemon; a prted parent off the first) without
+ * a crash.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,9 +19,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     if (kvi_spec_parse(text, &spec, err, sizeof err) == 0) {
         kvi_rank_info ranks[8];
         for (int i = 0; i < 8; i++) {
-            ranks[i].rank = i;
-            ranks[i].pid = 1000 + i;
-            strcpy(ranks[i].host, i < 4 ? "node1" : "node2");
+            int node = i < 4 ? 1 : i < 6 ? 2 : 3;
+            ranks[i] = (kvi_rank_info){.rank = i, .pid = 1000 + i, .daemon = 500 + node,
+                                       .daemon_parent = node > 1 ? 400 + node : 0};
+            snprintf(ranks[i].host, sizeof ranks[i].host, "node%d", node);
         }
         kvi_schedule sched;
         if (kvi_schedule_build(&spec, ranks, 8, 1, &sched, err, sizeof err) == 0)

@@ -24,7 +24,7 @@
 # writes DIR/result.txt with the same key=value pairs.  Outcomes: pass,
 # lost (acknowledged data missing from the final reads), nonlinearizable,
 # divergent (kv_audit), failed (a FAIL verdict or no verdict), crashed,
-# hung; orphans=N counts processes of the run left after it (must be 0).
+# hung, aborted (the launcher ended the job: a lost daemon); orphans=N counts processes of the run left after it (must be 0).
 # Exit 0 for pass, 1 otherwise.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -115,6 +115,7 @@ python3 "$ROOT/tests/history/check.py" "$OUT" --json "$OUT/check.json" > "$OUT/c
 crc=$?
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or '')" "$OUT/check.json" "$1" 2>/dev/null; }
 case $krc in
+  4) outcome=aborted ;;
   3) outcome=hung ;;
   2) outcome=crashed ;;
   *) if [ "$crc" -ne 0 ] && grep -q 'NOT linearizable' "$OUT/check.log"; then

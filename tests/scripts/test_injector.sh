@@ -9,7 +9,11 @@
 # schedule CSV was written; with signal=STOP the victim is left stopped
 # (state T), not dead; two simultaneous kills with --max-simultaneous 1 are
 # refused (non-zero exit, message, nobody killed) and run with force=1;
-# when=ops:N is refused with a pointer to the in-process form; --help works.
+# when=ops:N is refused with a pointer to the in-process form; a node loss
+# on this host (ranks 1 and 2 here with a daemon and its parent, rank 0 on
+# another host) kills the daemon-parent, the daemon, rank 2 and rank 1, in
+# that order in the kill log with their roles, each by SIGKILL, and spares
+# rank 0; --help works.
 # Every process started here is killed on exit (trap).  Exit 0 = pass.
 # The binary: $KV_INJECT_BIN, default $ROOT/build/bin/kv_inject (make).
 set -uo pipefail
@@ -81,11 +85,12 @@ near() { awk -v a="$1" -v b="$2" -v t="$TOL" 'BEGIN { d = a - b; if (d < 0) d = 
 # check_log CASE RANK PID SIGNAL AT: the log's last line is that kill, near START+AT.
 check_log() {
   local log=$T/$1/kill.log line
-  [ "$(head -1 "$log" 2>/dev/null)" = "kill,target_rank,pid,host,signal,time_s" ] ||
+  [ "$(head -1 "$log" 2>/dev/null)" = "kill,target_rank,pid,host,signal,role,time_s" ] ||
     { fail "$1: kill log header missing"; return; }
   line=$(tail -1 "$log")
-  IFS=, read -r _ rank pid host sig t <<<"$line"
-  if [ "$rank" != "$2" ] || [ "$pid" != "$3" ] || [ "$sig" != "$4" ] || [ "$host" != "$(hostname)" ]; then
+  IFS=, read -r _ rank pid host sig role t <<<"$line"
+  if [ "$rank" != "$2" ] || [ "$pid" != "$3" ] || [ "$sig" != "$4" ] || [ "$host" != "$(hostname)" ] ||
+     [ "$role" != rank ]; then
     fail "$1: kill log line '$line', wanted rank $2 pid $3 signal $4"
   elif ! near "$t" "$(awk -v s="$START" -v a="$5" 'BEGIN { printf "%.6f", s + a }')"; then
     fail "$1: kill logged at $t, scheduled $START + $5 s (tolerance $TOL s)"
@@ -108,7 +113,7 @@ else
   done
   check_log kill 1 "${R[1]}" KILL 0.5
   check "kill: schedule CSV written" "kill: schedule CSV: $(cat "$T/kill/schedule.csv" 2>/dev/null)" \
-    grep -q "^0,1,${R[1]},$(hostname),KILL,time,,0.500000$" "$T/kill/schedule.csv"
+    grep -q "^0,1,${R[1]},$(hostname),KILL,time,,0.500000,rank$" "$T/kill/schedule.csv"
 fi
 
 # 2. SIGSTOP leaves the victim stopped, not dead.
@@ -143,6 +148,28 @@ fi
 inject limit 'target=ranks:3; when=ops:100' 1
 if [ "$RC" -ne 0 ] && grep -q "in-process" <<<"$OUT"; then ok "ops: refused, pointing to the in-process form"
 else fail "ops: exit $RC: $OUT"; fi
+
+# 6. A node loss on this host: its daemon-parent, daemon and ranks, by kill(2).
+start_ranks node 5   # rank 0 elsewhere (the head node); 1, 2 here; 3, 4 the daemons
+dir=$T/node/pids
+printf '0 %d head-elsewhere 0 0\n' "${R[0]}" >"$dir/rank.0"
+for r in 1 2; do printf '%d %d %s %d %d\n' "$r" "${R[r]}" "$(hostname)" "${R[3]}" "${R[4]}" >"$dir/rank.$r"; done
+rm -f "$dir/rank.3" "$dir/rank.4"
+START=$(date +%s.%N)
+OUT=$(timeout 30 "$BIN" --pids "$dir" --nranks 3 --schedule "target=node:$(hostname); when=time:0.2" \
+  --max-simultaneous 1 --log "$T/node/kill.log" --start-time "$START" --timeout 5 2>&1 >/dev/null)
+RC=$?
+if [ "$RC" -ne 0 ]; then fail "node: kv_inject exit $RC: $OUT"
+else
+  for r in 4 3 2 1; do
+    if died_by "${R[r]}" 9; then ok "node: pid ${R[r]} died by SIGKILL"; else fail "node: $WHY"; fi
+  done
+  check "node: rank 0 (another node) still alive" "node: rank 0 was hit" [ "$(state "${R[0]}")" = S ]
+  got=$(awk -F, 'NR > 1 {printf "%s:%s:%s ", $6, $2, $3}' "$T/node/kill.log")
+  want="daemon-parent:-1:${R[4]} daemon:-1:${R[3]} rank:2:${R[2]} rank:1:${R[1]} "
+  check "node: kill log by role: $got" "node: kill log '$got', wanted '$want'" [ "$got" = "$want" ]
+  ok "node: $(grep -o '[0-9]* kills sent within.*' <<<"$OUT")"
+fi
 
 # 5. --help
 check "--help prints usage" "--help: no usage" grep -q "^usage: kv_inject" <<<"$("$BIN" --help)"

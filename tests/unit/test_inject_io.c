@@ -7,9 +7,12 @@
  * per kill with a timestamp within 1 s of now; kvi_kill kills a forked child
  * with SIGKILL and logs it, refuses a pid that does not exist (no log line),
  * runs the KV_INJECT_REMOTE template for another host and refuses without
- * it; in-process, a child ticking its operation count dies by SIGKILL at
+ * it; a group of kills logs the live victims in one go, kills them, reports
+ * a gone one (ESRCH, not logged), and sends a run of victims of one remote
+ * host as one {pids} command (one per victim without {pids}); in-process, a child ticking its operation count dies by SIGKILL at
  * exactly the scheduled count, another child dies by its time event within
- * 0.1 s of the scheduled moment, and a rank with no event never dies.
+ * 0.1 s of the scheduled moment (within 50 ms when each operation takes
+ * 5 ms), and a rank with no event never dies.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -103,12 +106,12 @@ static void test_log(void **st) {
     FILE *f = fopen(log, "r");
     assert_non_null(fgets(last, sizeof last, f));
     fclose(f);
-    assert_string_equal(last, "kill,target_rank,pid,host,signal,time_s\n");
+    assert_string_equal(last, "kill,target_rank,pid,host,signal,role,time_s\n");
     assert_true(when > 0 && kvi_now() - when < 1.0);
     count_lines(log, last, sizeof last);
     char me[KVI_HOST_MAX];
     kvi_hostname(me, sizeof me);
-    snprintf(want, sizeof want, "3,5,4243,%s,TERM,", me);
+    snprintf(want, sizeof want, "3,5,4243,%s,TERM,rank,", me);
     assert_true(strncmp(last, want, strlen(want)) == 0);
 }
 
@@ -132,7 +135,7 @@ static void test_kill_local(void **st) {
     assert_int_equal(waitpid(c, &status, 0), c);
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     count_lines(log, last, sizeof last);
-    snprintf(want, sizeof want, "3,2,%d,localhost,KILL,", (int)c);
+    snprintf(want, sizeof want, "3,2,%d,localhost,KILL,rank,", (int)c);
     assert_true(strncmp(last, want, strlen(want)) == 0);
     /* The child is gone now: refused, and nothing logged. */
     assert_int_equal(kvi_kill(&e, c, NULL, log), -1);
@@ -160,13 +163,61 @@ static void test_kill_remote(void **st) {
     assert_int_equal(count_lines(log, NULL, 0), 2);
 }
 
+static void test_kill_group(void **st) {
+    (void)st;
+    char log[128], out[128], tmpl[256], line[256] = "";
+    int err[4], status;
+    double spread = -1;
+    path_of(log, sizeof log, "log6.csv");
+    pid_t a = child_pause(), b = child_pause(), gone = child_pause();
+    kill(gone, SIGKILL);
+    waitpid(gone, &status, 0);
+    kvi_event g[3] = {event_for(1, SIGKILL), event_for(2, SIGKILL), event_for(-1, SIGKILL)};
+    g[0].pid = a;
+    g[1].pid = gone;
+    g[2].pid = b;
+    g[2].role = KVI_ROLE_DAEMON;
+    assert_int_equal(kvi_kill_group(g, 3, log, err, &spread), 1);
+    assert_true(err[0] == 0 && err[1] == ESRCH && err[2] == 0);
+    assert_true(spread >= 0 && spread < 1);
+    assert_int_equal(waitpid(a, &status, 0), a);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    assert_int_equal(waitpid(b, &status, 0), b);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    assert_int_equal(count_lines(log, line, sizeof line), 3);   /* header, a, b */
+    char want[64];
+    snprintf(want, sizeof want, "3,-1,%d,", (int)b);
+    assert_true(strncmp(line, want, strlen(want)) == 0 && strstr(line, ",KILL,daemon,"));
+    /* Remote: one command for the run of one host, one per victim without {pids}. */
+    path_of(out, sizeof out, "group.out");
+    for (int i = 0; i < 3; i++) {
+        g[i].pid = 101 + i;
+        snprintf(g[i].host, sizeof g[i].host, i < 2 ? "far-a" : "far-b");
+    }
+    snprintf(tmpl, sizeof tmpl, "echo {host} -{signal} {pids} >> %s", out);
+    setenv("KV_INJECT_REMOTE", tmpl, 1);
+    assert_int_equal(kvi_kill_group(g, 3, NULL, err, NULL), 0);
+    assert_int_equal(count_lines(out, line, sizeof line), 2);
+    FILE *f = fopen(out, "r");
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_string_equal(line, "far-a -KILL 101 102\n");
+    snprintf(tmpl, sizeof tmpl, "echo {pid} >> %s", out);
+    setenv("KV_INJECT_REMOTE", tmpl, 1);
+    assert_int_equal(kvi_kill_group(g, 3, NULL, err, NULL), 0);
+    unsetenv("KV_INJECT_REMOTE");
+    assert_int_equal(count_lines(out, line, sizeof line), 5);
+    assert_string_equal(line, "103\n");
+}
+
 /* Fork a rank that ticks `ops` operations (sleeping us_per_op each) with
  * the schedule of `spec`; returns its wait status; *last_ops = its count. */
 static int run_rank(const char *spec, int rank, int ops, int us_per_op, double *start,
                     long long *last_ops, const char *log) {
     kvi_spec s;
     kvi_schedule sc;
-    kvi_rank_info r[4] = {{0, 0, "h"}, {1, 0, "h"}, {2, 0, "h"}, {3, 0, "h"}};
+    kvi_rank_info r[4] = {{.rank = 0, .host = "h"}, {.rank = 1, .host = "h"},
+                          {.rank = 2, .host = "h"}, {.rank = 3, .host = "h"}};
     char err[256];
     int status;
     assert_int_equal(kvi_spec_parse(spec, &s, err, sizeof err), 0);
@@ -223,12 +274,19 @@ static void test_inproc_time(void **st) {
     assert_non_null(comma);
     t = atof(comma + 1) - start;
     if (t < 0.3 || t > 0.4) fail_msg("time event fired at +%.4f s, scheduled +0.3 s", t);
+    /* Slow operations (5 ms each, as across hosts): not 64 of them late. */
+    status = run_rank("target=ranks:3; when=time:0.1", 3, 200, 5000, &start, &last_ops, log);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    count_lines(log, last, sizeof last);
+    t = atof(strrchr(last, ',') + 1) - start;
+    if (t < 0.1 || t > 0.15) fail_msg("slow ops: time event fired at +%.4f s, scheduled +0.1 s", t);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pid_table),   cmocka_unit_test(test_log),
         cmocka_unit_test(test_kill_local),  cmocka_unit_test(test_kill_remote),
+        cmocka_unit_test(test_kill_group),
         cmocka_unit_test(test_inproc_ops),  cmocka_unit_test(test_inproc_time),
     };
     return cmocka_run_group_tests_name("inject_io", tests, setup, teardown);

@@ -337,9 +337,9 @@ static void test_csv(void **st) {
     FILE *f = open_memstream(&buf, &len);
     assert_int_equal(kvi_schedule_write_csv(&sc, f), 0);
     fclose(f);
-    assert_string_equal(buf, "event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s\n"
-                             "0,2,1002,node0,STOP,time,,0.500000\n"
-                             "0,3,1003,node0,STOP,time,,0.500000\n");
+    assert_string_equal(buf, "event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s,role\n"
+                             "0,2,1002,node0,STOP,time,,0.500000,rank\n"
+                             "0,3,1003,node0,STOP,time,,0.500000,rank\n");
     free(buf);
     kvi_schedule_free(&sc);
 }

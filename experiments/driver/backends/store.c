@@ -97,12 +97,12 @@ static int store_check(const drv_settings *s, int nranks, char *err, size_t len)
     return check_fit(s, nranks - s->store.spares, err, len) || check_run(s, err, len) ? -1 : 0;
 }
 
-/* Draw the schedule on rank 0 from every rank's pid and host; broadcast. */
+/* Draw the schedule on rank 0 from every rank's pid, host and daemon; broadcast. */
 static int make_schedule(const drv_settings *s, int rank, int size, kvi_schedule *out, char *err,
                          size_t len) {
     memset(out, 0, sizeof *out);
-    kvi_rank_info me = {rank, (int)getpid(), ""}, *all = malloc(sizeof me * (size_t)size);
-    kvi_hostname(me.host, sizeof me.host);
+    kvi_rank_info me, *all = malloc(sizeof me * (size_t)size);
+    kvi_self_info(rank, &me);  /* pid, host and daemon: a node loss kills them all */
     MPI_Allgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, MPI_COMM_WORLD);
     int rc = 0, n = 0;
     if (rank == 0) {

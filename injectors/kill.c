@@ -1,0 +1,184 @@
+/*
+ * kill.c -- sending the signals: kvi_kill (one victim) and kvi_kill_group
+ * (the victims of one event, as close together as they can be).
+ *
+ * A group goes in three steps, so that nothing slow sits between two
+ * signals: (1) every victim is checked and every hook command is built
+ * (a local pid must exist and be ours; a remote victim needs the template
+ * in KV_INJECT_REMOTE and a sane host name); (2) the lines of the victims
+ * that passed are logged in one write and one fsync; (3) the signals go
+ * out in the order given: consecutive kill(2) calls for local victims,
+ * and for a run of consecutive victims of one remote host one command
+ * when the template takes {pids} (one per victim otherwise).  kvi_kill is
+ * a group of one.  The spread reported is CLOCK_MONOTONIC from just before
+ * the first signal to just after the last.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "inject_int.h"
+
+#define CMD_MAX 8192
+
+/* One step of the sending: victims [first, first+count) by kill(2)
+ * (cmd NULL) or by one hook command. */
+typedef struct step {
+    int first, count;
+    char *cmd;
+} step;
+
+static double mono(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Append src to out[*n..], bounded by CMD_MAX. */
+static int put(char *out, size_t *n, const char *src) {
+    size_t l = strlen(src);
+    if (*n + l >= CMD_MAX) return -1;
+    memcpy(out + *n, src, l + 1);
+    *n += l;
+    return 0;
+}
+
+/* Fill the KV_INJECT_REMOTE template for evs[0..count-1] (one host);
+ * unknown {words} stay as they are. */
+static int expand(const char *tmpl, const kvi_event *evs, int count, char *out) {
+    char num[3][24], pids[CMD_MAX] = "";
+    size_t pn = 0;
+    for (int i = 0; i < count; i++) {
+        snprintf(num[0], sizeof num[0], "%s%d", i ? " " : "", evs[i].pid);
+        if (put(pids, &pn, num[0])) return -1;
+    }
+    const char *keys[] = {"{host}", "{pids}", "{pid}", "{rank}", "{signal}", "{signum}"};
+    snprintf(num[0], sizeof num[0], "%d", evs[0].pid);
+    snprintf(num[1], sizeof num[1], "%d", evs[0].rank);
+    snprintf(num[2], sizeof num[2], "%d", evs[0].signal);
+    const char *vals[] = {evs[0].host, pids, num[0], num[1], kvi_signal_name(evs[0].signal),
+                          num[2]};
+    enum { NKEYS = sizeof keys / sizeof keys[0] };
+    size_t n = 0;
+    out[0] = '\0';
+    for (const char *p = tmpl; *p;) {
+        size_t k = 0;
+        while (k < NKEYS && strncmp(p, keys[k], strlen(keys[k]))) k++;
+        char one[2] = {*p, '\0'};
+        if (put(out, &n, k < NKEYS ? vals[k] : one)) return -1;
+        p += k < NKEYS ? strlen(keys[k]) : 1;
+    }
+    return 0;
+}
+
+/* Step (1) for victim i: 0 when it can be signalled, else its errno. */
+static int check_one(const kvi_event *ev, int local, const char *tmpl) {
+    if (ev->pid <= 0) return EINVAL;
+    if (local) return kill(ev->pid, 0) == 0 ? 0 : errno;  /* gone or not ours: no log line */
+    if (!tmpl || !*tmpl) return ENOTSUP;
+    return kvi__valid_host(ev->host) ? 0 : EINVAL;
+}
+
+/* Victims i.. of one remote host and signal that one {pids} command takes. */
+static int run_length(const kvi_event *evs, int n, const int *err, const int *local, int i,
+                      int batch) {
+    int j = i + 1;
+    while (batch && j < n && !err[j] && !local[j] && evs[j].signal == evs[i].signal &&
+           strcmp(evs[j].host, evs[i].host) == 0)
+        j++;
+    return j - i;
+}
+
+/* Steps (1) and the commands: err[] set, steps[] filled; returns the count. */
+static int plan(const kvi_event *evs, int n, int all_local, int *err, int *local, step *steps) {
+    const char *tmpl = getenv("KV_INJECT_REMOTE");
+    int batch = tmpl && strstr(tmpl, "{pids}"), ns = 0;
+    for (int i = 0; i < n; i++) {
+        local[i] = all_local || kvi_host_is_local(evs[i].host);
+        err[i] = check_one(&evs[i], local[i], tmpl);
+    }
+    for (int i = 0; i < n;) {
+        if (err[i]) { i++; continue; }
+        step *s = &steps[ns];
+        *s = (step){i, local[i] ? 1 : run_length(evs, n, err, local, i, batch), NULL};
+        if (!local[i]) {
+            char cmd[CMD_MAX];
+            if (expand(tmpl, &evs[i], s->count, cmd) || !(s->cmd = strdup(cmd))) {
+                for (int j = i; j < i + s->count; j++) err[j] = EINVAL;   /* too long */
+                i += s->count;
+                continue;
+            }
+        }
+        i += s->count;
+        ns++;
+    }
+    return ns;
+}
+
+/* Step (3). */
+static void send_all(const kvi_event *evs, int *err, const step *steps, int ns) {
+    for (int k = 0; k < ns; k++) {
+        const step *s = &steps[k];
+        if (!s->cmd) {
+            if (kill(evs[s->first].pid, evs[s->first].signal) != 0) err[s->first] = errno;
+            continue;
+        }
+        int st = system(s->cmd);
+        if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            for (int j = s->first; j < s->first + s->count; j++) err[j] = EIO;
+    }
+}
+
+int kvi__kill_group(const kvi_event *evs, int n, const char *log_path, int *err_out,
+                    double *spread_s, int all_local) {
+    if (!evs || n < 1) {
+        errno = EINVAL;
+        return -1;
+    }
+    int *err = calloc((size_t)n, sizeof *err), *local = calloc((size_t)n, sizeof *local);
+    int *pick = calloc((size_t)n, sizeof *pick);
+    step *steps = calloc((size_t)n, sizeof *steps);
+    int rc = -1, ns = 0;
+    if (!err || !local || !pick || !steps) goto out;
+    ns = plan(evs, n, all_local, err, local, steps);
+    for (int i = 0; i < n; i++) pick[i] = !err[i];
+    if (log_path && ns > 0 && kvi__log_lines(log_path, evs, n, pick, NULL)) goto out;
+    double t0 = mono();
+    send_all(evs, err, steps, ns);
+    if (spread_s) *spread_s = mono() - t0;
+    rc = 0;
+    for (int i = 0; i < n; i++) rc += err[i] != 0;
+    if (err_out) memcpy(err_out, err, (size_t)n * sizeof *err);
+out:;
+    int saved = errno;
+    for (int k = 0; k < ns; k++) free(steps[k].cmd);
+    free(err);
+    free(local);
+    free(pick);
+    free(steps);
+    if (rc < 0 && saved == 0) saved = ENOMEM;
+    errno = saved;
+    return rc;
+}
+
+int kvi_kill_group(const kvi_event *evs, int n, const char *log_path, int *err, double *spread_s) {
+    return kvi__kill_group(evs, n, log_path, err, spread_s, 0);
+}
+
+int kvi_kill(const kvi_event *ev, int pid, const char *host, const char *log_path) {
+    if (!ev) {
+        errno = EINVAL;
+        return -1;
+    }
+    kvi_event one = *ev;
+    if (pid > 0) one.pid = pid;
+    if (host && *host) snprintf(one.host, sizeof one.host, "%s", host);
+    int err = 0, rc = kvi_kill_group(&one, 1, log_path, &err, NULL);
+    if (rc == 0) return 0;
+    if (rc > 0) errno = err;
+    return -1;
+}

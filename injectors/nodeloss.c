@@ -1,0 +1,181 @@
+/*
+ * nodeloss.c -- the schedule of a node loss (target=node:random, node:NAME).
+ *
+ * The nodes are the distinct hosts of the rank table, numbered in the
+ * order of their lowest rank, so the same table gives the same numbering
+ * everywhere.  node:NAME picks one; node:random draws `count` distinct
+ * nodes (a partial Fisher-Yates shuffle of the eligible ones on the
+ * schedule's generator: victims first, then moments, as for rank
+ * targets).  Rank 0's node is eligible only with allow_rank0=1: under
+ * kvrun it is the launch node, whose loss ends an Open MPI job.  Each
+ * event lists the node's daemon processes (each distinct pid once, the
+ * launch-side prted before the daemon), then its ranks, its lowest rank
+ * last: that rank carries the whole event out in the in-process form and
+ * must die last.  The limits count nodes at once (placement keeps a
+ * pair's copies on distinct nodes) and ranks in total.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inject_int.h"
+
+typedef struct nodes {
+    int n;           /* distinct hosts */
+    int *of_rank;    /* of_rank[r]: node of rank r */
+    int *first;      /* first[k]: lowest rank of node k */
+    int *size;       /* size[k]: ranks on node k */
+} nodes;
+
+static void nodes_free(nodes *nd) {
+    free(nd->of_rank);
+    free(nd->first);
+    free(nd->size);
+}
+
+static int nodes_make(const kvi_rank_info *ranks, int nranks, const int *idx, nodes *nd) {
+    nd->n = 0;
+    nd->of_rank = malloc((size_t)nranks * sizeof(int));
+    nd->first = malloc((size_t)nranks * sizeof(int));
+    nd->size = calloc((size_t)nranks, sizeof(int));
+    if (!nd->of_rank || !nd->first || !nd->size) return -1;
+    for (int r = 0; r < nranks; r++) {
+        const char *h = ranks[idx[r]].host;
+        int k = 0;
+        while (k < nd->n && strcmp(ranks[idx[nd->first[k]]].host, h)) k++;
+        if (k == nd->n) nd->first[nd->n++] = r;
+        nd->of_rank[r] = k;
+        nd->size[k]++;
+    }
+    return 0;
+}
+
+/* The victim nodes, one per event, into chosen[0..count-1]. */
+static int pick_nodes(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ranks,
+                      const int *idx, const nodes *nd, int *chosen, char *err, size_t len) {
+    const char *head = ranks[idx[0]].host;
+    if (!s->node_random) {
+        int k = 0;
+        while (k < nd->n && strcmp(ranks[idx[nd->first[k]]].host, s->host)) k++;
+        if (k == nd->n)
+            return kvu_fail(err, len, "target: no rank runs on node '%s' (rank 0 is on '%s')",
+                             s->host, head);
+        if (k == 0 && !s->allow_rank0)
+            return kvu_fail(err, len, "target: node '%s' holds rank 0: it is the launch node, "
+                             "whose loss ends an Open MPI job; set allow_rank0=1 to kill it "
+                             "anyway", s->host);
+        chosen[0] = k;
+        return 0;
+    }
+    int first = s->allow_rank0 ? 0 : 1, m = nd->n - first;   /* node 0 holds rank 0 */
+    if (s->count > m)
+        return kvu_fail(err, len, "target: node:random x count=%d needs %d distinct nodes but "
+                         "only %d are eligible%s", s->count, s->count, m,
+                         first ? " (rank 0's node is never drawn unless allow_rank0=1)" : "");
+    int *pool = malloc((size_t)(m > 0 ? m : 1) * sizeof *pool);
+    if (!pool) return kvu_fail(err, len, "schedule: out of memory");
+    for (int i = 0; i < m; i++) pool[i] = first + i;
+    for (int i = 0; i < s->count; i++) {
+        int j = i + (int)kvi__rng_below(rng, (uint64_t)(m - i));
+        int t = pool[i];
+        pool[i] = pool[j];
+        pool[j] = t;
+        chosen[i] = pool[i];
+    }
+    free(pool);
+    return 0;
+}
+
+static int check_node_limits(const kvi_spec *s, const nodes *nd, const int *chosen,
+                             int nranks, int max_sim, char *err, size_t len) {
+    int lost = 0;
+    for (int e = 0; e < s->count; e++) lost += nd->size[chosen[e]];
+    if (s->force) return 0;
+    if (max_sim < 1)
+        return kvu_fail(err, len, "target: a node would die at once but the store survives "
+                         "at most %d simultaneous losses (max_simultaneous); set force=1 to "
+                         "run it anyway", max_sim);
+    if (lost > nranks - 1 || s->count >= nd->n)
+        return kvu_fail(err, len, "target: %d node loss(es) of %d nodes would leave no "
+                         "survivor; set force=1 to run it anyway", s->count, nd->n);
+    return 0;
+}
+
+/* pid is not in list[0..n-1] and not 0. */
+static int fresh(int pid, const int *list, int n) {
+    if (pid <= 0) return 0;
+    for (int i = 0; i < n; i++)
+        if (list[i] == pid) return 0;
+    return 1;
+}
+
+static void put_event(kvi_event *ev, const kvi_event *moment, int e, int rank, int pid,
+                      int role, int by, const char *host, int sig) {
+    *ev = *moment;
+    ev->index = e;
+    ev->rank = rank;
+    ev->pid = pid;
+    ev->role = role;
+    ev->by_rank = by;
+    ev->signal = sig;
+    snprintf(ev->host, sizeof ev->host, "%s", host);
+}
+
+/* Node k's kills of event e at out[*n..]: daemon processes, ranks, the
+ * lowest rank last.  seen: scratch of 2*nranks pids. */
+static void node_events(const kvi_spec *s, const kvi_rank_info *ranks, int nranks,
+                        const int *idx, const nodes *nd, int k, int e,
+                        const kvi_event *moment, int *seen, kvi_event *out, int *n) {
+    int by = nd->first[k], ns = 0;
+    const char *host = ranks[idx[by]].host;
+    for (int role = KVI_ROLE_DAEMON_PARENT; role >= KVI_ROLE_DAEMON; role--)
+        for (int r = 0; r < nranks; r++) {
+            const kvi_rank_info *ri = &ranks[idx[r]];
+            int pid = role == KVI_ROLE_DAEMON ? ri->daemon : ri->daemon_parent;
+            if (nd->of_rank[r] != k || !fresh(pid, seen, ns)) continue;
+            seen[ns++] = pid;
+            put_event(&out[(*n)++], moment, e, -1, pid, role, by, host, s->signal);
+        }
+    for (int r = by + 1; r < nranks; r++)
+        if (nd->of_rank[r] == k)
+            put_event(&out[(*n)++], moment, e, r, ranks[idx[r]].pid, KVI_ROLE_RANK, by, host,
+                      s->signal);
+    put_event(&out[(*n)++], moment, e, by, ranks[idx[by]].pid, KVI_ROLE_RANK, by, host, s->signal);
+}
+
+static int fill_node_events(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ranks,
+                            int nranks, const int *idx, const nodes *nd, const int *chosen,
+                            kvi_schedule *out, char *err, size_t len) {
+    int cap = 0;
+    for (int e = 0; e < s->count; e++) cap += 3 * nd->size[chosen[e]];   /* rank + 2 daemons */
+    int *seen = malloc((size_t)cap * sizeof *seen);
+    out->events = calloc((size_t)cap, sizeof *out->events);
+    if (!seen || !out->events) {
+        free(seen);
+        return kvu_fail(err, len, "schedule: out of memory");
+    }
+    double t = 0;
+    int n = 0;
+    for (int e = 0; e < s->count; e++) {
+        kvi_event moment;
+        kvi__set_moment(s, rng, e, &t, &moment);
+        node_events(s, ranks, nranks, idx, nd, chosen[e], e, &moment, seen, out->events, &n);
+    }
+    free(seen);
+    out->nevents = n;
+    return 0;
+}
+
+int kvi__build_node_loss(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ranks,
+                         int nranks, const int *idx, int max_sim, kvi_schedule *out,
+                         char *err, size_t len) {
+    nodes nd = {0};
+    int *chosen = malloc((size_t)s->count * sizeof *chosen);
+    int rc = chosen && nodes_make(ranks, nranks, idx, &nd) == 0
+                 ? 0 : kvu_fail(err, len, "schedule: out of memory");
+    if (!rc) rc = pick_nodes(s, rng, ranks, idx, &nd, chosen, err, len);
+    if (!rc) rc = check_node_limits(s, &nd, chosen, nranks, max_sim, err, len);
+    if (!rc) rc = fill_node_events(s, rng, ranks, nranks, idx, &nd, chosen, out, err, len);
+    free(chosen);
+    nodes_free(&nd);
+    return rc;
+}
