@@ -2,7 +2,7 @@
  * killlog.c -- the kill log, and sending the signal (locally or by a hook).
  *
  * Every kill is first appended to a CSV log, with a CLOCK_REALTIME
- * timestamp taken as the last step before the line is written, flushed and
+ * timestamp in integer nanoseconds taken as the last step before the line is written, flushed and
  * fsync'ed (the line must survive the victim, and the node if it is the
  * victim's own node); only then is the signal sent.  The gap between the
  * timestamp and the signal is one write and one fsync: microseconds on a
@@ -25,14 +25,16 @@
 
 #include "inject_int.h"
 
-#define LOG_HEADER "kill,target_rank,pid,host,signal,time_s\n"
+#define LOG_HEADER "kill,target_rank,pid,host,signal,time_ns\n"
 #define CMD_MAX 2048
 
-double kvi_now(void) {
+long long kvi_wall_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
+
+double kvi_now(void) { return (double)kvi_wall_ns() * 1e-9; }
 
 int kvi_hostname(char *buf, size_t len) {
     if (!buf || len < 2) {
@@ -87,23 +89,23 @@ static int write_all(int fd, const char *buf, size_t n) {
 }
 
 /* Header if the file is empty, then the timestamped line, then fsync. */
-static int append_line(int fd, const kvi_event *ev, int pid, const char *host, double *when) {
+static int append_line(int fd, const kvi_event *ev, int pid, const char *host, long long *when_ns) {
     struct stat st;
     char line[256];
     if (fstat(fd, &st) != 0) return -1;
     if (st.st_size == 0 && write_all(fd, LOG_HEADER, strlen(LOG_HEADER))) return -1;
-    double t = kvi_now();
-    int n = snprintf(line, sizeof line, "%d,%d,%d,%s,%s,%.6f\n", ev->index, ev->rank, pid,
+    long long t = kvi_wall_ns();
+    int n = snprintf(line, sizeof line, "%d,%d,%d,%s,%s,%lld\n", ev->index, ev->rank, pid,
                      host, kvi_signal_name(ev->signal), t);
     if (write_all(fd, line, (size_t)n)) return -1;
     /* A log on a pipe or a terminal cannot be synced: that is not an error. */
     if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) return -1;
-    if (when) *when = t;
+    if (when_ns) *when_ns = t;
     return 0;
 }
 
 int kvi_log_kill(const char *path, const kvi_event *ev, int pid, const char *host,
-                 double *when) {
+                 long long *when_ns) {
     char me[KVI_HOST_MAX] = "";
     if (!path || !ev) {
         errno = EINVAL;
@@ -115,7 +117,7 @@ int kvi_log_kill(const char *path, const kvi_event *ev, int pid, const char *hos
     if (fd < 0) return -1;
     /* Ranks may share one log: the lock keeps header and lines whole. */
     (void)flock(fd, LOCK_EX);
-    int rc = append_line(fd, ev, pid, host, when);
+    int rc = append_line(fd, ev, pid, host, when_ns);
     int saved = errno;
     close(fd);
     errno = saved;

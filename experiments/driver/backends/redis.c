@@ -206,7 +206,7 @@ static int redis_load(drv_ctx *x) {
     int rc = 0;
     if (!vals) snprintf(rr->cl.err, sizeof rr->cl.err, "out of memory");
     if (!vals) rc = -1;
-    double t0 = kv_wtime();
+    int64_t t0 = kv_clock_ns();
     for (uint64_t r = wl_load_begin(w, x->rank, x->size), end = wl_load_end(w, x->rank, x->size);
          r < end && rc >= 0;) {
         int n = 0;
@@ -220,7 +220,7 @@ static int redis_load(drv_ctx *x) {
         rc = rcl_set(&rr->cl, n, kp, kl, vp, vl);
         if (rc > 0) x->m->retried_ops++;
     }
-    x->m->load_s = kv_wtime() - t0;
+    x->m->load_s = (double)(kv_clock_ns() - t0) * 1e-9;
     free(vals);
     if (rc >= 0) return 0;
     snprintf(x->err, sizeof x->err, "%s", rr->cl.err);
