@@ -15,7 +15,8 @@
 # r = 2, 3 still gets its baseline (r = 1); a local run of a tiny campaign
 # finishes with the seeds of `list` in its meta.json and the launch command
 # kvrun wrote, running it again skips it, a run that failed stays failed on
-# a rerun and runs again with --retry-failed.
+# a rerun and runs again with --retry-failed; a Slurm task asked to load
+# modules where there is no `module` command fails saying so.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 C="python3 $ROOT/experiments/campaign/campaign.py"
@@ -85,4 +86,9 @@ KV_RESULTS=$T/res $C run "$T/bad.campaign" > "$T/bad2.log" 2>&1
 grep -q '0 already finished, 1 kept as failed or hung.*, 0 to run' "$T/bad2.log" || fail "a failed run was rerun: $(cat "$T/bad2.log")"
 KV_RESULTS=$T/res $C run "$T/bad.campaign" --retry-failed > "$T/bad3.log" 2>&1
 grep -q '1 to run' "$T/bad3.log" && grep -q 'failed' "$T/bad3.log" || fail "--retry-failed: $(cat "$T/bad3.log")"
+# A Slurm task that is to load modules fails when it cannot, saying so.
+out=$(env -u module KV_ROOT="$ROOT" KV_MODULES=openmpi/ulfm SLURM_ARRAY_TASK_ID=0 MODULESHOME=/nonexistent \
+      bash "$ROOT/slurm/task.sh" "$T/tiny.campaign" /dev/null 2>&1); rc=$?
+[ "$rc" -eq 2 ] && grep -q "loads modules (openmpi/ulfm) but this node has no 'module' command" <<<"$out" ||
+  fail "task.sh without a module command: exit $rc: $out"
 echo "PASS: campaign expansion, seeds, shapes, errors and resume"
