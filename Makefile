@@ -169,7 +169,7 @@ bench: all
 	bash experiments/bench/bench.sh
 
 report:
-	python3 experiments/bench/report.py update docs/benchmarks.md README.md
+	python3 experiments/bench/report.py update docs/benchmarks.md README.md results/bench/README.md
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
