@@ -18,10 +18,13 @@
 # (report.py): REPS for recovery and proposed, YCSB_REPS for ycsb,
 # OVERHEAD_REPS for proposed-overhead, CKPT_REPS and REDIS_REPS in their
 # scripts.  The recovery matrix is sized by RANKS, PAIRS, REPS and
-# VARIANTS; all of `make bench` takes about two hours here.
+# VARIANTS, ycsb by YCSB_WORKLOADS, YCSB_RANKS, YCSB_REPS, YCSB_SECONDS;
+# all of `make bench` takes about two hours here.  BENCH_OUT writes the
+# files elsewhere (tests/scripts/test_bench_small.sh runs every benchmark
+# at a tiny size that way).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=$ROOT/results/bench
+OUT=${BENCH_OUT:-$ROOT/results/bench}  # BENCH_OUT: elsewhere (a trial at a small size)
 BIN=${KV_BUILD:-$ROOT/build}/bin
 mkdir -p "$OUT"
 want() { [ -z "${BENCH:-}" ] || [ "$BENCH" = "$1" ]; }
@@ -95,9 +98,9 @@ if want ycsb; then
   # Repetitions outer, variants inner: noise falls on every variant alike.
   f=$OUT/ycsb.csv
   echo "workload,variant,backend,ranks,repetition,throughput_ops_per_s,p50_us,p99_us" > "$f"
-  stamp "$f" "BENCH=ycsb YCSB_REPS=${YCSB_REPS:-5} YCSB_RANKS='${YCSB_RANKS:-2 4 8}' YCSB_SECONDS=${YCSB_SECONDS:-3} make bench"
+  stamp "$f" "BENCH=ycsb YCSB_REPS=${YCSB_REPS:-5} YCSB_WORKLOADS='${YCSB_WORKLOADS:-a b c}' YCSB_RANKS='${YCSB_RANKS:-2 4 8}' YCSB_SECONDS=${YCSB_SECONDS:-3} make bench"
   for rep in $(seq 1 "${YCSB_REPS:-5}"); do
-    for w in a b c; do
+    for w in ${YCSB_WORKLOADS:-a b c}; do
       for n in ${YCSB_RANKS:-2 4 8}; do
         for v in none recreate-copy recreate-inplace recreate-free spare; do
           echo "$w,$v,allocate,$n,$rep,$(ycsb_point "$w" "$v" "$n")" | tee -a "$f"
@@ -110,7 +113,7 @@ if want ycsb; then
 fi
 
 if want checkpoint; then  # the checkpoint/restart baseline
-  bash "$ROOT/experiments/bench/bench_checkpoint.sh"
+  OUT=$OUT/checkpoint.csv bash "$ROOT/experiments/bench/bench_checkpoint.sh"
 fi
 
 if want recovery; then
@@ -174,10 +177,10 @@ if want proposed; then  # variant proposed against the workarounds
     done
   done
   echo "wrote $f"
-  python3 "$ROOT/experiments/bench/report.py" print proposed loc
+  python3 "$ROOT/experiments/bench/report.py" print proposed loc --dir "$OUT"
   python3 "$ROOT/analysis/fig_proposed.py" "$OUT" "$OUT/figures" || echo "bench: no proposed figure (see above)"
 fi
 
 if want redis; then  # the store against Redis
-  bash "$ROOT/experiments/bench/bench_redis.sh"
+  BENCH_OUT=$OUT bash "$ROOT/experiments/bench/bench_redis.sh"
 fi

@@ -30,7 +30,7 @@
 # VARIANTS, SCENARIOS and OUT narrow or redirect a run.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BENCH=$ROOT/results/bench
+BENCH=${BENCH_OUT:-$ROOT/results/bench}  # BENCH_OUT: elsewhere (a trial at a small size)
 RUNS=${RUNS:-31}
 TIMEOUT=${TIMEOUT:-40}
 SECONDS_=${SECONDS_:-1.5}
