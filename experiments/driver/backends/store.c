@@ -206,8 +206,11 @@ static void store_barrier(drv_ctx *x) { kv_barrier(x->kv); }
 
 static void store_begin(drv_ctx *x) {
     store_run *st = x->priv;
-    if (x->s->failures[0]) st->inj = kvi_inproc_start(&st->sch, x->rank, (double)x->m->run_start_wall_ns * 1e-9,
-                                                    st->killlog);
+    /* The schedule's moments count from rank 0's start, on this host's clock. */
+    int64_t off, unc;
+    drv_clock_offset(&x->m->clocks, x->m->clocks.mine, &off, &unc);
+    if (x->s->failures[0])
+        st->inj = kvi_inproc_start(&st->sch, x->rank, (double)(x->m->run_start_wall_ns + off) * 1e-9, st->killlog);
 }
 
 static int store_get(drv_ctx *x, uint64_t rec, const char *key, size_t klen, unsigned char *buf,
