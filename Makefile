@@ -93,13 +93,15 @@ $(BUILD)/%.o: %.c build/mpi.mk
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $(INC) -c $< -o $@
 
-# The revision meta.json records, rewritten only when it changes.
+# The revision the driver is built from, and its checkout (where it reads
+# the revision again at run time: experiments/driver/provenance.c);
+# rewritten only when it changes.
 GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 $(BUILD)/gen/revision.h: FORCE
 	@mkdir -p $(dir $@)
-	@echo '#define KV_GIT_REVISION "$(GIT_REV)"' > $@.tmp
+	@printf '#define KV_GIT_REVISION "%s"\n#define KV_SOURCE_DIR "%s"\n' '$(GIT_REV)' '$(CURDIR)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
-$(BUILD)/experiments/driver/output.o: $(BUILD)/gen/revision.h
+$(BUILD)/experiments/driver/provenance.o: $(BUILD)/gen/revision.h
 
 $(LIB_A): $(KV_OBJ)
 $(INJ_A): $(INJ_OBJ)
@@ -167,7 +169,7 @@ bench: all
 	bash experiments/bench/bench.sh
 
 report:
-	python3 experiments/bench/report.py update docs/benchmarks.md README.md
+	python3 experiments/bench/report.py update docs/benchmarks.md README.md results/bench/README.md
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

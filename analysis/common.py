@@ -1,8 +1,15 @@
 """Shared helpers of the figure modules: per-run statistics computed from a
-results.Run (throughput, timeline, recovery phases, recovery spans, latency
-histograms), grouping and ordering of variants, and matplotlib plumbing
-(Agg backend, titles with the campaign and run count, "no data" notes,
-saving every figure as PNG and PDF)."""
+results.Run (throughput, timeline, recovery phases along the critical
+path, recovery spans, latency histograms), grouping and ordering of
+variants, and matplotlib plumbing (Agg backend, titles with the campaign
+and run count, "no data" notes, saving every figure as PNG and PDF).
+Repetitions are summarised by stats.py (median, 95% bootstrap interval, n).
+
+The recovery of one failure is followed along its critical path: the
+survivor that resumed last (largest detect + total, or total when the
+detection is unknown), whose phases add up to its own total (the rest of
+the total, not inside a named phase, is "other").  Maxima over ranks would
+mix ranks: their stack can exceed every rank's total."""
 import csv
 import os
 
@@ -10,6 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 
+import stats  # noqa: E402
 from results import KEY_FIELDS, PHASES  # noqa: E402
 
 VARIANT_ORDER = ("none", "recreate-copy", "recreate-inplace", "recreate-free", "spare",
@@ -17,7 +25,8 @@ VARIANT_ORDER = ("none", "recreate-copy", "recreate-inplace", "recreate-free", "
 CHECKPOINT_VARIANTS = ("checkpoint-restart", "checkpoint")
 BASELINE_VARIANTS = CHECKPOINT_VARIANTS + ("redis",)
 PHASE_COLORS = {"detect": "#9e9e9e", "revoke": "#1f77b4", "shrink": "#ff7f0e",
-                "agree": "#2ca02c", "windows": "#d62728", "rereplicate": "#9467bd"}
+                "agree": "#2ca02c", "windows": "#d62728", "rereplicate": "#9467bd",
+                "other": "#bcbd22"}
 FIGSIZE = (9, 5.5)
 DPI = 100
 
@@ -25,13 +34,8 @@ DPI = 100
 # ---- statistics -----------------------------------------------------------
 
 def median(values):
-    v = [x for x in values if x is not None]
+    v = stats.clean(values)
     return float(np.median(v)) if v else None
-
-
-def spread(values):
-    v = [x for x in values if x is not None]
-    return (min(v), max(v)) if v else (None, None)
 
 
 def variant_sort_key(v):
@@ -66,31 +70,42 @@ def run_timeline(run):
     return {k: out[k] / width[k] for k in out if width[k] > 0}
 
 
-def run_recovery(run):
-    """Per-run recovery phases in us: for each failure the maximum over the
-    ranks' rows, then the median over the run's failures (one with one kill).
-    {phase: value or None} for detect, the PHASES and total."""
+RECOVERY_PARTS = ("detect",) + PHASES + ("other", "total")
+
+
+def critical_paths(run):
+    """One dict per failure of the run, in failure order: the phases (us)
+    of the survivor that resumed last, with 'rank' and 'other' (total minus
+    its named phases)."""
     per_failure = {}
     for r in run.table("recovery.csv"):
-        per_failure.setdefault(r["failure"], []).append(r)
-    out = {}
-    for ph in ("detect",) + PHASES + ("total",):
-        col = ph + "_us"
-        vals = []
-        for rows in per_failure.values():
-            v = [r[col] for r in rows if r[col] is not None]
-            vals.append(max(v) if v else None)
-        out[ph] = median(vals)
+        if r["total_us"] is not None:
+            per_failure.setdefault(r["failure"], []).append(r)
+    out = []
+    for _, rows in sorted(per_failure.items()):
+        last = max(rows, key=lambda r: r["total_us"] + (r["detect_us"] or 0))
+        path = {ph: last[ph + "_us"] for ph in ("detect",) + PHASES + ("total",)}
+        path["other"] = max(0.0, last["total_us"] - sum(last[p + "_us"] or 0 for p in PHASES))
+        path["rank"] = last["rank"]
+        out.append(path)
     return out
+
+
+def run_recovery(run):
+    """The run's recovery in us, {part: value or None} for RECOVERY_PARTS:
+    its critical path, the median over the run's failures (one kill: that
+    one's)."""
+    paths = critical_paths(run)
+    return {ph: median([p[ph] for p in paths]) for ph in RECOVERY_PARTS}
 
 
 def recovery_spans(run):
     """[(kill time, span start, span end)] in s since the run start.  Kill:
-    kills.csv time_s - meta run_start_wallclock.  Recovery `failure` i is
-    matched to kill i (else the last kill).  Span start: the kill time plus
-    the smallest detect_us (the kill time when detect_us is NA); end: the
-    latest kill + detect + total_us over the ranks."""
-    kills = {k["kill"]: k["time_s"] - run.start for k in run.table("kills.csv")}
+    Run.kill_times (kills.csv time_ns on rank 0's clock).  Recovery
+    `failure` i is matched to kill i (else the last kill).  Span start: the
+    kill time plus the smallest detect_us (the kill time when detect_us is
+    NA); end: the latest kill + detect + total_us over the ranks."""
+    kills = run.kill_times()
     per_failure = {}
     for r in run.table("recovery.csv"):
         per_failure.setdefault(r["failure"], []).append(r)
@@ -115,7 +130,7 @@ def failure_free(run):
 
 
 def kill_times(run):
-    return [k["time_s"] - run.start for k in run.table("kills.csv")]
+    return list(run.kill_times().values())
 
 
 def hist_rows(run, phase):
@@ -212,6 +227,11 @@ def set_bar_labels(ax, labels):
 
 def title(fig, campaign, what, nruns):
     fig.suptitle(f"{campaign}: {what} ({nruns} run{'s' if nruns != 1 else ''})")
+
+
+def summary_label(s, unit=""):
+    """'median 12.3 [11.0, 14.2] ms, n=5' for a legend or a bar."""
+    return f"{stats.text(s)}{' ' + unit if unit else ''}, n={s.n}"
 
 
 def note(ax, text, y=0.5, x=0.5):

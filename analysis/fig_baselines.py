@@ -3,21 +3,22 @@
 baseline_checkpoint: in-memory recovery against checkpoint/restart (variant
 `checkpoint-restart`, also accepted as `checkpoint`): median per-run total
 recovery time (ms, detection excluded, common.run_recovery) per
-configuration, min-max error bars.
+configuration, with its 95% bootstrap interval (stats.py).
 baseline_redis: the store against Redis (variant `redis`): median per-run
 throughput (ops/s) of failure-free runs (common.failure_free) per
-configuration, min-max error bars; when Redis runs exist only store runs of
+configuration, with its 95% bootstrap interval; when Redis runs exist only store runs of
 the same workload and records are shown.
 Both say "no data yet" on the figure while the baseline's runs are absent.
 """
 import numpy as np
 
 import common as C
+import stats
 
 
 def _bars(ax, entries, unit_scale, baseline):
     """entries: [(label, [values])]; bars of the median (baseline variants in
-    orange), min-max error bars, n written above; an empty list gets a
+    orange), its 95% interval, n written above; an empty list gets a
     'no data yet' text."""
     for i, (lbl, vals) in enumerate(entries):
         if not vals:
@@ -25,13 +26,12 @@ def _bars(ax, entries, unit_scale, baseline):
                     color="#b00000", transform=ax.get_xaxis_transform())
             continue
         v = np.array(vals) / unit_scale
-        m = float(np.median(v))
+        s = stats.summary(v)
         base = lbl.split("/")[0] in baseline
-        ax.bar(i, m, width=0.6, color="#ff7f0e" if base else "#1f77b4",
-               label=("baseline" if base else "store") + ": median, min-max")
-        ax.errorbar(i, m, yerr=[[m - v.min()], [v.max() - m]], fmt="none", ecolor="k",
-                    capsize=5)
-        ax.annotate(f"n={len(v)}", (i, v.max()), xytext=(0, 4), textcoords="offset points",
+        ax.bar(i, s.median, width=0.6, color="#ff7f0e" if base else "#1f77b4",
+               label=("baseline" if base else "store") + ": median, 95% CI")
+        ax.errorbar(i, s.median, yerr=stats.errorbar(s), fmt="none", ecolor="k", capsize=5)
+        ax.annotate(f"n={s.n}", (i, s.hi or s.median), xytext=(0, 4), textcoords="offset points",
                     ha="center", fontsize=8)
     C.set_bar_labels(ax, [e[0] for e in entries])
     ax.set_xlim(-0.6, max(1, len(entries)) - 0.4)

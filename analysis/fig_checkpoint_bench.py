@@ -27,6 +27,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import stats  # noqa: E402
 from benchfiles import directories, num, rows, save  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -48,14 +49,16 @@ def main():
             if int(r["ranks"]) == n:
                 pts.setdefault(int(r["bytes"]) / n / 1e6, []).append(r)
         xs = sorted(pts)
-        a.plot(xs, [st.median(float(r["ckpt_s"]) for r in pts[x]) for x in xs], "o-",
-               label=f"{n} ranks: checkpoint")
+        sm = [stats.summary([float(r["ckpt_s"]) for r in pts[x]]) for x in xs]
+        errs = [stats.errorbar(v) for v in sm]
+        a.errorbar(xs, [v.median for v in sm], yerr=[[e[0][0] for e in errs], [e[1][0] for e in errs]],
+                   fmt="o-", capsize=3, label=f"{n} ranks: checkpoint")
         a.plot(xs, [x / st.median(float(r["disk_mb_s"]) / n for r in pts[x]) for x in xs], "x:",
                label=f"{n} ranks: disk write+fsync")
     a.set_xscale("log")
     a.set_yscale("log")
     a.set_xlabel("MB per rank")
-    a.set_ylabel("seconds (median of 3)")
+    a.set_ylabel("seconds (median, 95% CI)")
     a.set_title("a. checkpoint time")
     a.legend(fontsize=7)
 
@@ -64,9 +67,12 @@ def main():
     if base:
         b0 = st.median(base)
         ivs = sorted({float(r["interval_s"]) for r in ov if float(r["interval_s"]) > 0})
-        med = [st.median(float(r["ops_per_s"]) for r in ov if float(r["interval_s"]) == iv) / b0
-               for iv in ivs]
-        b.plot(ivs, med, "o-")
+        sm = [stats.summary([float(r["ops_per_s"]) / b0 for r in ov if float(r["interval_s"]) == iv])
+              for iv in ivs]
+        errs = [stats.errorbar(v) for v in sm]
+        b.errorbar(ivs, [v.median for v in sm], yerr=[[e[0][0] for e in errs], [e[1][0] for e in errs]],
+                   fmt="o-", capsize=3, label="median, 95% CI; dots: runs")
+        b.legend(fontsize=7)
         for iv in ivs:
             pts = [float(r["ops_per_s"]) / b0 for r in ov if float(r["interval_s"]) == iv]
             b.plot([iv] * len(pts), pts, ".", color="grey")
@@ -102,7 +108,7 @@ def main():
     c.set_xticks(range(len(parts)))
     c.set_xticklabels(labels, rotation=90, fontsize=7)
     c.set_yscale("log")
-    c.set_ylabel("seconds until serving again (medians)")
+    c.set_ylabel("seconds until serving again (medians of the parts)")
     c.set_title("c. after a kill, 4 ranks")
     c.legend(fontsize=7)
 

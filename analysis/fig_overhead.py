@@ -7,11 +7,12 @@ the median throughput of the failure-free runs of variant `none` with the
 same workload, workload.records and ranks (and backend when such runs
 exist); the ratios are
 drawn against meta.json replicas, one line per variant and backend, median
-with min-max error bars.  Without a `none` baseline the figure holds only a
+with its 95% bootstrap interval (stats.py) and n per point.  Without a `none` baseline the figure holds only a
 "no data" note; variants without failure-free runs are named in a note.
 The baselines (checkpoint-restart, redis) are left out.
 """
 import common as C
+import stats
 
 
 def failure_free(camp):
@@ -42,12 +43,11 @@ def make(camp, out, gp):
     for (v, be) in sorted(lines, key=lambda k: (C.variant_sort_key(k[0]), k[1])):
         pts = sorted(lines[(v, be)].items())
         xs = [p[0] for p in pts]
-        med = [C.median(vals) for _, vals in pts]
-        lo = [m - min(vals) for m, (_, vals) in zip(med, pts)]
-        hi = [max(vals) - m for m, (_, vals) in zip(med, pts)]
-        n = sum(len(vals) for _, vals in pts)
-        ax.errorbar(xs, med, yerr=[lo, hi], marker="o", capsize=4,
-                    label=f"{v}/{be} ({n} run{'s' if n > 1 else ''}; median, min-max)")
+        sm = [stats.summary(vals) for _, vals in pts]
+        bars = [stats.errorbar(x) for x in sm]
+        ax.errorbar(xs, [x.median for x in sm], yerr=[[b[0][0] for b in bars], [b[1][0] for b in bars]],
+                    marker="o", capsize=4,
+                    label=f"{v}/{be} (n per point {'/'.join(str(x.n) for x in sm)}; median, 95% CI)")
     notes = []
     if not base:
         notes.append("no data: no failure-free run of variant 'none' to compare with")

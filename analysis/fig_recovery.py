@@ -1,22 +1,28 @@
 """Recovery time figures.
 
-recovery_phases: one stacked bar per configuration (variant) of the median
-over finished runs of each phase (revoke, shrink, agree, windows,
-rereplicate; per run the maximum over ranks, common.run_recovery), with the
-min-max of the per-run total as an error bar and its median as a marker;
-detection in a panel of its own.  Medians of phases need not add up to the
-median total.  Writes data/recovery_phases.csv for gnuplot.
+recovery_phases: one stacked bar per configuration (variant): the phases
+(revoke, shrink, agree, windows, rereplicate, other) along the critical
+path of the median run, that is of the run whose total is the median's
+(common.critical_paths: the survivor that resumed last), so the stack is
+one rank's recovery and adds up to its total; the marker is the median
+total over runs with its 95% bootstrap interval (stats.py) and n;
+detection (the same ranks') in a panel of its own, median and interval.
+Writes data/recovery_phases.csv for gnuplot.
 
-recovery_vs_ranks, recovery_vs_pairs: the per-run total (ms) against
-meta.json ranks - spares and workload.records, one line per variant (and the other
-configuration fields that differ), median with min-max error bars.
+recovery_vs_ranks, recovery_vs_pairs: the per-run total (ms, critical
+path) against meta.json ranks - spares and workload.records, one line per
+variant (and the other configuration fields that differ), median with its
+95% bootstrap interval.
 """
 import os
 
 import numpy as np
 
 import common as C
+import stats
 from results import KEY_FIELDS, PHASES
+
+STACK = PHASES + ("other",)
 
 
 def _groups_with_placeholders(camp):
@@ -42,92 +48,86 @@ def _nodata_reason(runs, camp, label):
     return "no finished run" + (f" ({states.count('hung')} hung)" if "hung" in states else "")
 
 
+def median_run(recs):
+    """The per-run recovery whose total is the (lower) median of the totals."""
+    with_total = sorted((r for r in recs if r["total"] is not None), key=lambda r: r["total"])
+    return with_total[(len(with_total) - 1) // 2] if with_total else None
+
+
 def make_phases(camp, out, gp):
     entries = _groups_with_placeholders(camp)
     fig, axes = C.figure(1, 2, width=C.bar_width(1.6 * len(entries)),
                          gridspec_kw={"width_ratios": [3, 2]})
     ax, axd = axes[0]
-    used, rows, labels, ytop = 0, [], [], 0.0
+    used, rows, labels, ytop, first = 0, [], [], 0.0, True
+    ms = lambda v: None if v is None else v / 1e3  # noqa: E731
     for i, (lbl, runs) in enumerate(entries):
-        rec = [C.run_recovery(r) for r in runs if r.table("recovery.csv")]
-        vals = {ph: [r[ph] for r in rec if r[ph] is not None] for ph in ("detect",) + PHASES +
-                ("total",)}
+        recs = [C.run_recovery(r) for r in runs if r.table("recovery.csv")]
+        mid = median_run(recs)
         labels.append(lbl)
-        if not vals["total"] and not any(vals[ph] for ph in PHASES):
+        if mid is None:
             ax.text(i, 0, "no data:\n" + _nodata_reason(runs, camp, lbl), rotation=90,
                     ha="center", va="bottom", fontsize=8, color="#b00000",
                     transform=ax.get_xaxis_transform())
             axd.text(i, 0.02, "no data", rotation=90, ha="center", va="bottom", fontsize=8,
                      color="#b00000", transform=axd.get_xaxis_transform())
-            rows.append([i] + [None] * 11 + [0])
+            rows.append([i] + [None] * 12 + [0])
             continue
-        used += len(rec)
-        first = i == _first_with_data(entries)
-        bottom = 0.0
-        meds = []
-        for ph in PHASES:
-            m = (C.median(vals[ph]) or 0.0) / 1e3
-            meds.append(m)
+        used += len(recs)
+        bottom, parts = 0.0, []
+        for ph in STACK:
+            m = (mid[ph] or 0.0) / 1e3
+            parts.append(m)
             ax.bar(i, m, bottom=bottom, color=C.PHASE_COLORS[ph], width=0.6,
                    label=ph if first else None)
             bottom += m
-        tmed = C.median(vals["total"])
-        tlo, thi = C.spread(vals["total"])
-        if tmed is not None:
-            ax.errorbar(i, tmed / 1e3, yerr=[[(tmed - tlo) / 1e3], [(thi - tmed) / 1e3]],
-                        fmt="kx", capsize=5, label="total: median, min-max" if first else None)
-        top = max(bottom, (thi or 0) / 1e3)
+        tot = stats.summary([r["total"] for r in recs])
+        ax.errorbar(i, tot.median / 1e3, yerr=stats.errorbar(tot, 1e-3), fmt="kx", capsize=5,
+                    label="total: median, 95% CI" if first else None)
+        top = max(bottom, (tot.hi or tot.median) / 1e3)
         ytop = max(ytop, top)
-        ax.annotate(f"n={len(rec)}", (i, top), xytext=(0, 5), textcoords="offset points",
+        ax.annotate(f"n={tot.n}", (i, top), xytext=(0, 5), textcoords="offset points",
                     ha="center", fontsize=8)
-        dmed = C.median(vals["detect"])
-        dlo, dhi = C.spread(vals["detect"])
-        if dmed is not None:
-            axd.bar(i, dmed / 1e3, color=C.PHASE_COLORS["detect"], width=0.6,
-                    label="detect: median" if not axd.patches else None)
-            axd.errorbar(i, dmed / 1e3, yerr=[[(dmed - dlo) / 1e3], [(dhi - dmed) / 1e3]],
-                         fmt="none", ecolor="k", capsize=4)
-            axd.annotate(f"n={len(vals['detect'])}", (i, dhi / 1e3), xytext=(0, 4),
+        det = stats.summary([r["detect"] for r in recs])
+        if det.median is not None:
+            axd.bar(i, det.median / 1e3, color=C.PHASE_COLORS["detect"], width=0.6,
+                    label="detect: median, 95% CI" if not axd.patches else None)
+            axd.errorbar(i, det.median / 1e3, yerr=stats.errorbar(det, 1e-3), fmt="none", ecolor="k",
+                         capsize=4)
+            axd.annotate(f"n={det.n}", (i, (det.hi or det.median) / 1e3), xytext=(0, 4),
                          textcoords="offset points", ha="center", fontsize=8)
         else:
             axd.text(i, 0.02, "no detect data", rotation=90, ha="center", va="bottom",
                      fontsize=8, color="#b00000", transform=axd.get_xaxis_transform())
-        ms = lambda v: None if v is None else v / 1e3  # noqa: E731
-        rows.append([i] + meds + [ms(tmed), ms(tlo), ms(thi), ms(dmed), ms(dlo), ms(dhi),
-                                  len(rec)])
+        first = False
+        rows.append([i] + parts + [ms(tot.median), ms(tot.lo), ms(tot.hi), ms(det.median), ms(det.lo),
+                                   ms(det.hi), tot.n])
     for a in (ax, axd):
         C.set_bar_labels(a, labels)
         a.set_xlabel("variant")
         a.set_xlim(-0.6, max(len(entries), 1) - 0.4)
     ax.set_ylabel("recovery time (ms), detection excluded")
     axd.set_ylabel("detection time (ms)")
-    ax.set_title("phases: median over runs of the maximum over ranks\n(maxima of different "
-                 "ranks: the stack may exceed the total)", fontsize=9)
-    axd.set_title("detection", fontsize=9)
+    ax.set_title("stack: the phases of the survivor that resumed last, in the median run\n"
+                 "marker: median total over runs, 95% bootstrap CI", fontsize=9)
+    axd.set_title("detection of the same survivors", fontsize=9)
     if not entries:
         C.note(ax, "no data: the campaign has no runs")
     ax.set_ylim(0, ytop * 1.45 if ytop else 1)
     axd.set_ylim(0, axd.get_ylim()[1] * 1.3)
     C.legend(ax, loc="upper right")
     C.legend(axd, loc="upper right")
-    C.title(fig, camp.name, "recovery time by phase", used)
+    C.title(fig, camp.name, "recovery time by phase, critical path", used)
     C.write_csv(os.path.join(out, "data", "recovery_phases.csv"),
-                ["x"] + [p + "_ms" for p in PHASES] +
-                ["total_median_ms", "total_min_ms", "total_max_ms", "detect_median_ms",
-                 "detect_min_ms", "detect_max_ms", "n_runs"], rows)
+                ["x"] + [p + "_ms" for p in STACK] +
+                ["total_median_ms", "total_ci_low_ms", "total_ci_high_ms", "detect_median_ms",
+                 "detect_ci_low_ms", "detect_ci_high_ms", "n_runs"], rows)
     gp["phase_labels"] = " ".join(labels)
     gp["phase_total_runs"] = used
-    gp["phase_ymax_ms"] = float(max([r[8] or 0 for r in rows] + [sum(r[1:6]) for r in rows
+    gp["phase_ymax_ms"] = float(max([r[9] or 0 for r in rows] + [sum(r[1:7]) for r in rows
                                                                   if r[1] is not None] + [0]))
-    gp["detect_ymax_ms"] = float(max([r[11] or 0 for r in rows] + [0]))
+    gp["detect_ymax_ms"] = float(max([r[12] or r[10] or 0 for r in rows] + [0]))
     return C.save(fig, out, "recovery_phases")
-
-
-def _first_with_data(entries):
-    for i, (_, runs) in enumerate(entries):
-        if any(r.table("recovery.csv") for r in runs):
-            return i
-    return -1
 
 
 def _make_vs(camp, out, name, xname, xlabel, xof, drop):
@@ -149,14 +149,14 @@ def _make_vs(camp, out, name, xname, xlabel, xof, drop):
     for k in sorted(lines, key=C.key_sort):
         pts = sorted(lines[k].items())
         xs = [p[0] for p in pts]
-        med = np.array([np.median(v) for _, v in pts])
-        lo = med - np.array([min(v) for _, v in pts])
-        hi = np.array([max(v) for _, v in pts]) - med
-        n = sum(len(v) for _, v in pts)
+        sm = [stats.summary(v) for _, v in pts]
+        med = np.array([x.median for x in sm])
+        bars = [stats.errorbar(x) for x in sm]
+        n = sum(x.n for x in sm)
         used += n
         xs_all.update(xs)
-        ax.errorbar(xs, med, yerr=[lo, hi], marker="o", capsize=4,
-                    label=f"{label(k)} ({n} run{'s' if n > 1 else ''}; median, min-max)")
+        ax.errorbar(xs, med, yerr=[[b[0][0] for b in bars], [b[1][0] for b in bars]], marker="o", capsize=4,
+                    label=f"{label(k)} (n per point {'/'.join(str(x.n) for x in sm)}; median, 95% CI)")
     have = {k[0] for k in lines}
     missing = [v for v in sorted(camp.variants(), key=C.variant_sort_key)
                if v not in have]

@@ -7,8 +7,11 @@ A separate script, not a figures.py module: figures.py reads campaign
 directories (one run directory per run), while experiments/bench/bench_redis.sh
 keeps one CSV row per run (its header names the columns).  Writes
 OUTDIR/redis.png and .pdf, three panels: failure-free throughput per
-workload and ranks, store and Redis side by side; their p50 and p99
-latency; and for each failover run the time from the kill of the primary
+workload and ranks, store and Redis side by side, each the median of the
+repetitions with its 95% bootstrap interval (stats.py), and for Redis the
+redis-benchmark ceiling measured in the same runs (a black line, with its
+interval); the medians of their p50 and p99 latency; and for each failover
+run the time from the kill of the primary
 to the first acknowledged write (first rank and last rank to write again)
 with the acknowledged writes lost.  A malformed file prints
 "error: FILE: problem" and exits 2.
@@ -48,7 +51,7 @@ def read(path):
     if missing:
         sys.exit(f"error: {path}: no column {', '.join(missing)} (experiments/bench/bench_redis.sh writes them)")
     for i, r in enumerate(rows, start=2):
-        for c in COLUMNS[3:]:
+        for c in COLUMNS[3:] + tuple(c for c in ("ceiling_ops_per_s",) if c in header):
             r[c] = number(path, i, r, c)
     return rows
 
@@ -60,23 +63,37 @@ def failure_free(ax_t, ax_l, rows):
         if r["kind"] == "failure-free" and k not in configs:
             configs.append(k)
     import numpy as np
+    import stats
     x = np.arange(len(configs))
     for i, system in enumerate(("store", "redis")):
-        get = {(r["workload"].upper(), int(r["ranks"])): r for r in rows
-               if r["kind"] == "failure-free" and r["system"] == system}
-        tput = [get[k]["throughput_ops_per_s"] if k in get else None for k in configs]
+        get = {}
+        for r in rows:
+            if r["kind"] == "failure-free" and r["system"] == system:
+                get.setdefault((r["workload"].upper(), int(r["ranks"])), []).append(r)
+        sm = [stats.summary([r["throughput_ops_per_s"] for r in get.get(k, [])]) for k in configs]
         off = (i - 0.5) * 0.38
-        ax_t.bar(x + off, [v / 1e3 if v else 0 for v in tput], width=0.38, color=COLORS[system],
+        ax_t.bar(x + off, [s.median / 1e3 if s.median else 0 for s in sm], width=0.38, color=COLORS[system],
                  label="store (recreate-copy, r=2)" if system == "store" else
                  "Redis (primary + replica, WAIT 1)")
-        for xi, v in zip(x + off, tput):
-            if v:
-                ax_t.annotate(f"{v / 1e3:.0f}k" if v >= 1e4 else f"{v / 1e3:.1f}k", (xi, v / 1e3),
-                              xytext=(0, 2), textcoords="offset points", ha="center", fontsize=7)
+        errs = [stats.errorbar(s, 1e-3) for s in sm]
+        ax_t.errorbar(x + off, [s.median / 1e3 if s.median else 0 for s in sm],
+                      yerr=[[e[0][0] for e in errs], [e[1][0] for e in errs]], fmt="none", ecolor="k", capsize=3)
+        for xi, s in zip(x + off, sm):
+            if s.median:
+                v = s.median
+                ax_t.annotate((f"{v / 1e3:.0f}k" if v >= 1e4 else f"{v / 1e3:.1f}k") + f" n={s.n}",
+                              (xi, (s.hi or v) / 1e3), xytext=(0, 2), textcoords="offset points", ha="center",
+                              fontsize=7)
+        if system == "redis":  # the ceiling of the same runs (older files have none)
+            for xi, k in zip(x + off, configs):
+                c = stats.summary([r.get("ceiling_ops_per_s") for r in get.get(k, [])])
+                if c.median:
+                    ax_t.errorbar([xi], [c.median / 1e3], yerr=stats.errorbar(c, 1e-3), xerr=0.17, fmt="none",
+                                  ecolor="black", lw=1.5, capsize=0, label="redis-benchmark ceiling (median, 95% CI)")
         for p, marker in (("p50_us", "o"), ("p99_us", "^")):
-            ys = [get[k][p] if k in get else None for k in configs]
+            ys = [stats.summary([r[p] for r in get.get(k, [])]).median for k in configs]
             ax_l.scatter([xi for xi, y in zip(x + off, ys) if y], [y for y in ys if y],
-                         color=COLORS[system], marker=marker, label=f"{system} {p[:3]}")
+                         color=COLORS[system], marker=marker, label=f"{system} {p[:3]} (median)")
     for ax in (ax_t, ax_l):
         ax.set_xticks(x)
         ax.set_xticklabels([f"YCSB {w}\n{n} ranks" for w, n in configs], fontsize=8)
@@ -85,7 +102,7 @@ def failure_free(ax_t, ax_l, rows):
     if tops:  # room above the bars for the legend
         ax_t.set_ylim(min(tops) / 1e3 / 2, max(tops) / 1e3 * 8)
     ax_t.set_ylabel("throughput (thousand ops/s, log)")
-    ax_t.set_title("failure-free throughput", fontsize=10)
+    ax_t.set_title("failure-free throughput (median, 95% CI)", fontsize=10)
     ax_l.set_yscale("log")
     ax_l.set_ylabel("latency of all operations (us, log)")
     ax_l.set_title("failure-free latency: p50 (circle), p99 (triangle)", fontsize=10)

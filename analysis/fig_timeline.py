@@ -2,12 +2,14 @@
 
 One panel per variant.  Per run, timeline.csv is summed over ranks per bin
 (ops/s); runs of one configuration (repetitions) are aligned by bin start
-and drawn as their median with a min-max band.  Every run's kills
-(kills.csv time_s - meta.json run_start_wallclock) are vertical lines and its
-recovery spans (common.recovery_spans) are shaded.  Only finished runs are
-used; a variant without any is a panel with a "no data" note.  Also writes
-data/timeline_N.csv (t_s, median, min, max ops/s; two rows per bin, at its
-start and its end, so that lines draw steps) and
+and drawn as their median with a band of its 95% bootstrap interval per
+bin (stats.py; a configuration of one run is that run, without a band,
+and the legend says which).  Every run's kills (Run.kill_times: kills.csv
+time_ns on rank 0's clock) are vertical lines and its recovery spans
+(common.recovery_spans) are shaded.  Only finished runs are used; a
+variant without any is a panel with a "no data" note.  Also writes
+data/timeline_N.csv (t_s, median, CI low, CI high ops/s; two rows per bin,
+at its start and its end, so that lines draw steps) and
 data/timeline_N_kills.csv (kill_s, span_start_s, span_end_s) for gnuplot.
 """
 import os
@@ -15,10 +17,14 @@ import os
 import numpy as np
 
 import common as C
+import stats
+
+BAND_RESAMPLES = 2000  # per bin: a band of a hundred bins stays quick
 
 
 def series(runs):
-    """Median, min and max over runs of the per-bin throughput: (t, med, lo, hi)."""
+    """Median and its 95% interval over runs of the per-bin throughput:
+    (t, med, lo, hi, n); lo = hi = med where a bin has one run."""
     per_run = [C.run_timeline(r) for r in runs]
     per_run = [s for s in per_run if s]
     if not per_run:
@@ -29,7 +35,11 @@ def series(runs):
         for j, k in enumerate(t):
             if k in s:
                 m[i, j] = s[k]
-    return t, np.nanmedian(m, axis=0), np.nanmin(m, axis=0), np.nanmax(m, axis=0), len(per_run)
+    sm = [stats.summary(m[:, j], BAND_RESAMPLES) for j in range(len(t))]
+    med = np.array([x.median for x in sm])
+    lo = np.array([x.median if x.lo is None else x.lo for x in sm])
+    hi = np.array([x.median if x.hi is None else x.hi for x in sm])
+    return t, med, lo, hi, len(per_run)
 
 
 def make(camp, out, gp):
@@ -64,19 +74,20 @@ def make(camp, out, gp):
             t, med, lo, hi = (np.append(t, t[-1] + w), np.append(med, med[-1]),
                               np.append(lo, lo[-1]), np.append(hi, hi[-1]))
             ax.plot(t, med, color=c, lw=1.5, drawstyle="steps-post",
-                    label=f"{label(k)}: median of {n} run{'s' if n > 1 else ''}")
-            ax.fill_between(t, lo, hi, color=c, alpha=0.25, step="post", label="min-max")
+                    label=f"{label(k)}: median of {n} runs" if n > 1 else f"{label(k)}: one run")
+            if n > 1:
+                ax.fill_between(t, lo, hi, color=c, alpha=0.25, step="post", label="95% CI of the median")
             idx = len(gp_labels)
             steps = [(x, m, a, b) for i in range(len(t) - 1)
                      for x, m, a, b in ((t[i], med[i], lo[i], hi[i]),
                                         (t[i + 1], med[i], lo[i], hi[i]))]
             C.write_csv(os.path.join(out, "data", f"timeline_{idx}.csv"),
-                        ["t_s", "median_ops_per_s", "min_ops_per_s", "max_ops_per_s"],
+                        ["t_s", "median_ops_per_s", "ci_low_ops_per_s", "ci_high_ops_per_s"],
                         [tuple(float(v) for v in s) for s in steps])
             krows = []
             for r in g:
-                spans = C.recovery_spans(r) if r.start is not None else []
-                for kt in (C.kill_times(r) if r.start is not None else []):
+                spans = C.recovery_spans(r)
+                for kt in C.kill_times(r):
                     ax.axvline(kt, color="#d00000", ls="--", lw=1, label=kill_lbl)
                     kill_lbl = None
                     krows.append((kt, None, None))
@@ -93,7 +104,7 @@ def make(camp, out, gp):
         ax.set_ylim(bottom=0)
         C.legend(ax)
     axes[-1][0].set_xlabel("time since run start (s)")
-    C.title(fig, camp.name, "throughput over time, median and min-max over repetitions", used)
+    C.title(fig, camp.name, "throughput over time (median over repetitions where n > 1)", used)
     gp["timeline_labels"] = " ".join(gp_labels)
     gp["timeline_runs"] = " ".join(map(str, gp_runs))
     gp["timeline_total_runs"] = used

@@ -36,7 +36,7 @@ from results import Campaign, ResultsError  # noqa: E402
 MODULES = ("fig_timeline", "fig_recovery", "fig_latency", "fig_overhead", "fig_hangs",
            "fig_baselines")
 FIGURES = ("throughput_timeline", "recovery_phases", "recovery_vs_ranks", "recovery_vs_pairs",
-           "latency_cdf", "overhead_replication", "hang_rate", "baseline_checkpoint",
+           "latency_cdf", "latency_percentiles", "overhead_replication", "hang_rate", "baseline_checkpoint",
            "baseline_redis")
 GNUPLOT_FIGURES = ("throughput_timeline_gnuplot", "recovery_phases_gnuplot",
                    "latency_cdf_gnuplot")

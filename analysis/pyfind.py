@@ -1,10 +1,11 @@
-"""pyfind.py -- run a figure script with a python3 that has matplotlib.
+"""pyfind.py -- run a script with a python3 that has the Debian modules it needs.
 
-The python3 first on PATH may lack Debian's python3-matplotlib and
-python3-numpy (a pyenv shim, say, while Debian's own python3 has them).  A
-figure script calls ensure() before it imports matplotlib: when the import
-fails, the script is run again, same arguments, with the next python3 on
-PATH that can import both, or it exits with a message saying what to
+The python3 first on PATH may lack Debian's python3-matplotlib,
+python3-numpy and python3-scipy (a pyenv shim, say, while Debian's own
+python3 has them).  A figure script calls ensure() before it imports
+matplotlib (report.py: ensure(("numpy", "scipy"))): when an import fails,
+the script is run again, same arguments, with the next python3 on PATH
+that can import them all, or it exits with a message saying what to
 install.  Run on its own, it prints that interpreter (exit 1 if none).
 """
 import os
@@ -12,10 +13,11 @@ import subprocess
 import sys
 
 REEXEC = "KV_PYFIND_REEXEC"  # set in the second run, so it never loops
+MODULES = ("matplotlib", "numpy", "scipy")
 
 
-def has_matplotlib(python):
-    return subprocess.call([python, "-c", "import matplotlib, numpy"], stdout=subprocess.DEVNULL,
+def has_modules(python, modules=MODULES):
+    return subprocess.call([python, "-c", "import " + ", ".join(modules)], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL) == 0
 
 
@@ -29,25 +31,25 @@ def other_pythons():
             yield p
 
 
-def find():
-    """This interpreter if it has matplotlib, else the first other one; None."""
+def find(modules=MODULES):
+    """This interpreter if it has the modules, else the first other one; None."""
     try:
-        import matplotlib  # noqa: F401
-        import numpy  # noqa: F401
+        for m in modules:
+            __import__(m)
         return sys.executable
     except ImportError:
-        return next((p for p in other_pythons() if has_matplotlib(p)), None)
+        return next((p for p in other_pythons() if has_modules(p, modules)), None)
 
 
-def ensure():
-    python = find()
+def ensure(modules=MODULES):
+    python = find(modules)
     if python == sys.executable:
         return
     if python and not os.environ.get(REEXEC):
         os.environ[REEXEC] = "1"
         os.execv(python, [python] + sys.argv)
-    sys.exit(f"error: matplotlib or numpy not found for {sys.executable} nor any other python3 on "
-             "PATH: install Debian's python3-matplotlib and python3-numpy (`make deps`)")
+    sys.exit(f"error: {', '.join(modules)} not found for {sys.executable} nor any other python3 on "
+             "PATH: install Debian's " + ", ".join("python3-" + m for m in modules) + " (`make deps`)")
 
 
 if __name__ == "__main__":

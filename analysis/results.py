@@ -8,12 +8,16 @@ file, the line and the problem; figures.py prints it as
 "error: FILE: problem" and exits non-zero.  Missing per-run tables are
 allowed for runs that did not finish (a hung run writes few files) and, for
 finished runs, for recovery.csv and kills.csv; a present table must be whole.
+Files written before the clock became integer nanoseconds (kills.csv
+time_s, meta.json run_start_wallclock) and runs.csv without seed columns
+are read too (LEGACY), so committed older results still draw.
 """
 import csv
 import io
 import json
 import math
 import os
+import re
 import sys
 
 STATUSES = ("finished", "failed", "crashed", "hung", "aborted")
@@ -30,7 +34,8 @@ KEY_FIELDS = ("variant", "backend", "ranks", "replicas", "workload", "records", 
 TABLES = {
     "runs.csv": [("run_id", "s"), ("variant", "s"), ("backend", "s"), ("ranks", "i"),
                  ("nodes", "i"), ("replicas", "i"), ("workload", "s"), ("failures", "e"),
-                 ("repetition", "i"), ("status", "u"), ("wall_s", "f")],
+                 ("repetition", "i"), ("failure_seed", "i"), ("workload_seed", "i"),
+                 ("status", "u"), ("wall_s", "f")],
     "timeline.csv": [("rank", "i"), ("t_start_s", "f"), ("t_end_s", "f"), ("ops", "i"),
                      ("read_ops", "i"), ("write_ops", "i"), ("failed_ops", "i")],
     "latency.csv": [("op", "o"), ("phase", "p"), ("count", "i"), ("p50_us", "f"),
@@ -42,12 +47,24 @@ TABLES = {
                      ("agree_us", "f"), ("windows_us", "f"), ("rereplicate_us", "f"),
                      ("total_us", "f"), ("pairs_restored", "i"), ("restarts", "i")],
     "kills.csv": [("kill", "i"), ("target_rank", "i"), ("pid", "i"), ("host", "s"),
-                  ("signal", "s"), ("role", "s"), ("time_s", "f")],
+                  ("signal", "s"), ("role", "s"), ("time_ns", "i")],
 }
-# Earlier headers still read: the kill log before it had a role column
-# (every row a rank).
-OLDER = {"kills.csv": [("kill", "i"), ("target_rank", "i"), ("pid", "i"), ("host", "s"),
-                       ("signal", "s"), ("time_s", "f")]}
+
+
+def _ns(r):  # seconds (older kill logs) to integer ns
+    return None if r["time_s"] is None else round(r["time_s"] * 1e9)
+
+
+# Older headers still read: name -> [(spec, function making a row current)].
+LEGACY = {
+    "kills.csv": [  # before integer clocks, with and without the role column
+        (TABLES["kills.csv"][:6] + [("time_s", "f")], lambda r: {**r, "time_ns": _ns(r)}),
+        (TABLES["kills.csv"][:5] + [("time_s", "f")],
+         lambda r: {**r, "role": "rank", "time_ns": _ns(r)}),
+    ],
+    "runs.csv": [([c for c in TABLES["runs.csv"] if not c[0].endswith("_seed")],
+                  lambda r: {**r, "failure_seed": None, "workload_seed": None})],
+}
 RUN_TABLES = ("timeline.csv", "latency.csv", "latency_hist.csv", "recovery.csv", "kills.csv")
 # Tables every finished run has (recovery.csv and kills.csv may be absent
 # when nothing was killed).
@@ -62,7 +79,9 @@ RUN_FILES = RUN_TABLES + ("schedule.csv", "papi.csv", "summary.txt")
 META_FIELDS = {"campaign": (str,), "run_id": (str,), "status": (str,), "variant": (str,),
                "backend": (str,), "ranks": (int,), "nodes": (int,), "replicas": (int,),
                "failures": (str,)}
-FINISHED_FIELDS = {"spares": (int,), "workload": (dict,), "run_start_wallclock": (int, float)}
+FINISHED_FIELDS = {"spares": (int,), "workload": (dict,)}
+START_FIELDS = ("run_start_wall_ns", "run_start_wallclock")  # integer ns; older: seconds
+SEED_ITEM = re.compile(r"\s*;?\s*\bseed\s*=\s*\d+\s*")
 WORKLOAD_FIELDS = {"name": (str,), "records": (int,)}
 
 
@@ -106,7 +125,8 @@ def _value(text, kind, path, line, col):
 def read_table(path, name=None):
     """Read one CSV table of TABLES[name] (default: the file's base name):
     a list of dicts, column -> parsed value (None for NA)."""
-    spec = TABLES[name or os.path.basename(path)]
+    name = name or os.path.basename(path)
+    spec, convert = TABLES[name], None
     try:
         with open(path, newline="", encoding="utf-8") as f:
             text = f.read()
@@ -125,10 +145,11 @@ def read_table(path, name=None):
         for rec in reader:
             line = reader.line_num
             if line == 1:
-                old = OLDER.get(name or os.path.basename(path))
-                if old and rec == [c for c, _ in old]:
-                    spec, want = old, rec
-                elif rec != want:
+                for spec_old, conv in LEGACY.get(name, []) if rec != want else []:
+                    if rec == [c for c, _ in spec_old]:
+                        spec, convert, want = spec_old, conv, rec
+                        break
+                if rec != want:
                     raise ResultsError(path, f"header is '{','.join(rec)}', expected "
                                              f"'{','.join(want)}'", 1)
                 continue
@@ -140,7 +161,7 @@ def read_table(path, name=None):
             rows.append({c: _value(v, k, path, line, c) for (c, k), v in zip(spec, rec)})
     except csv.Error as e:
         raise ResultsError(path, f"malformed CSV: {e}", reader.line_num)
-    return rows
+    return [convert(r) for r in rows] if convert else rows
 
 
 def read_meta(path):
@@ -190,6 +211,9 @@ class Run:
         if status == "finished":
             check_fields(mp, meta, FINISHED_FIELDS)
             check_fields(mp, meta["workload"], WORKLOAD_FIELDS, "workload.")
+            if not any(isinstance(meta.get(f), (int, float)) and not isinstance(meta.get(f), bool)
+                       for f in START_FIELDS):
+                raise ResultsError(mp, "missing field 'run_start_wall_ns' (a number)")
         for name in RUN_TABLES:
             p = os.path.join(directory, name)
             if os.path.exists(p):
@@ -206,7 +230,10 @@ class Run:
         wl = meta.get("workload") if isinstance(meta.get("workload"), dict) else {}
         self.records = wl.get("records")
         self.workload = src.get("workload") or wl.get("name")
-        self.failures = meta["failures"] or ""
+        # The spec without the seed the runner drew for this repetition:
+        # repetitions of one configuration share it.
+        self.failure_spec = meta["failures"] or ""
+        self.failures = SEED_ITEM.sub("", self.failure_spec).strip().strip(";").strip()
         self.status = status
         self.repetition = src.get("repetition")
 
@@ -218,10 +245,29 @@ class Run:
         return self.tables.get(name) or []
 
     @property
-    def start(self):
-        """meta.json run_start_wallclock: the wall clock (s since 1970) of
-        timeline t = 0; present in every finished run."""
-        return self.meta.get("run_start_wallclock")
+    def start_ns(self):
+        """meta.json run_start_wall_ns: rank 0's wall clock (ns since 1970)
+        at timeline t = 0 (older runs: run_start_wallclock in seconds)."""
+        if "run_start_wall_ns" in self.meta:
+            return self.meta["run_start_wall_ns"]
+        s = self.meta.get("run_start_wallclock")
+        return None if s is None else round(s * 1e9)
+
+    def clock_offset_ns(self, host):
+        """Host's wall clock minus rank 0's host's (meta.json clock_offsets),
+        0 when not measured (one host, or an older run)."""
+        for h in self.meta.get("clock_offsets") or []:
+            if isinstance(h, dict) and h.get("host") == host and isinstance(h.get("offset_ns"), int):
+                return h["offset_ns"]
+        return 0
+
+    def kill_times(self):
+        """Each kill of kills.csv in seconds since timeline t = 0, on rank 0's
+        clock: {kill: seconds}."""
+        if self.start_ns is None:
+            return {}
+        return {k["kill"]: (k["time_ns"] - self.clock_offset_ns(k["host"]) - self.start_ns) / 1e9
+                for k in self.table("kills.csv") if k["time_ns"] is not None}
 
     def key(self):
         """The configuration a run is grouped by for medians over repetitions:

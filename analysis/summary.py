@@ -3,24 +3,29 @@
 One row per configuration (variant, backend, ranks, replicas, workload,
 records, failure spec; in a campaign that sweeps only variants: one row per variant
 and backend).  Columns: runs (runs.csv plus runs found only by meta.json),
-hung, finished; then, over the finished runs, each value with the number of
-runs behind it (column NAME_n):
-  throughput_ops_per_s  median of common.run_throughput
-  read_p50_us, read_p99_us  median of latency.csv op=read phase=all
-  detect_us ... total_us    median of common.run_recovery (per run the
-                            maximum over ranks, median over its failures)
-A value without data is NA (n = 0).
+hung, finished; then, over the finished runs, each value as the median
+over runs with its 95% bootstrap interval and the number of runs behind
+it (columns NAME, NAME_ci_low, NAME_ci_high, NAME_n; stats.py):
+  throughput_ops_per_s  common.run_throughput
+  read_p50_us, read_p99_us  latency.csv op=read phase=all
+  detect_us ... total_us    common.run_recovery (per run the critical path,
+                            the survivor that resumed last; median over its
+                            failures); other_us is the part of the total
+                            outside the named phases
+A value without data is NA (n = 0); one run has no interval (NA).
 """
 import csv
 import os
 
 import common as C
-from results import KEY_FIELDS, PHASES
+import stats
+from results import KEY_FIELDS
 
 KEY_COLS = list(KEY_FIELDS)
 VALUE_COLS = (["throughput_ops_per_s", "read_p50_us", "read_p99_us"]
-              + [p + "_us" for p in ("detect",) + PHASES + ("total",)])
-HEADER = KEY_COLS + ["runs", "hung", "finished"] + [c for v in VALUE_COLS for c in (v, v + "_n")]
+              + [p + "_us" for p in C.RECOVERY_PARTS])
+HEADER = KEY_COLS + ["runs", "hung", "finished"] + [c for v in VALUE_COLS
+                                                    for c in (v, v + "_ci_low", v + "_ci_high", v + "_n")]
 
 
 def rows(camp):
@@ -40,12 +45,11 @@ def rows(camp):
                 "read_p50_us": [C.run_latency(r, "read", "all", "p50_us") for r in fin],
                 "read_p99_us": [C.run_latency(r, "read", "all", "p99_us") for r in fin]}
         rec = [C.run_recovery(r) for r in fin if r.table("recovery.csv")]
-        for ph in ("detect",) + PHASES + ("total",):
+        for ph in C.RECOVERY_PARTS:
             vals[ph + "_us"] = [x[ph] for x in rec]
         for col in VALUE_COLS:
-            v = [x for x in vals[col] if x is not None]
-            row[col] = C.median(v)
-            row[col + "_n"] = len(v)
+            s = stats.summary(vals[col])
+            row[col], row[col + "_ci_low"], row[col + "_ci_high"], row[col + "_n"] = s
         out.append(row)
     return out
 
@@ -71,12 +75,15 @@ def write(camp, out):
                ("runs", "runs"), ("hung", "hung")]
     md_vals = [("throughput_ops_per_s", "throughput (ops/s)"), ("read_p50_us", "read p50 (us)"),
                ("read_p99_us", "read p99 (us)")] + \
-        [(p + "_us", f"{p} (us)") for p in ("detect",) + PHASES + ("total",)]
+        [(p + "_us", f"{p} (us)") for p in C.RECOVERY_PARTS]
     lines = [f"# Summary of campaign {camp.name}", "",
              "One row per configuration.  Each value is the median over the finished runs "
-             "that have it, with the number of those runs as (n=N); NA: no data.  "
-             "Recovery phases: per run the maximum over ranks (median over the run's "
-             "failures); total excludes detection.  Throughput: all ranks' operations over "
+             "that have it, its 95% bootstrap confidence interval in brackets, and the "
+             "number of those runs as (n=N); NA: no data.  "
+             "Recovery phases: per run the critical path, the survivor that resumed last "
+             "(median over the run's failures); other is the part of its total outside the "
+             "named phases; total excludes detection.  Medians of phases need not add up to "
+             "the median total.  Throughput: all ranks' operations over "
              "the run phase.  Read latency: latency.csv op=read, phase=all.", "",
              "| " + " | ".join(h for _, h in md_cols + md_vals) + " |",
              "|" + "---|" * len(md_cols) + "---:|" * len(md_vals)]
@@ -84,7 +91,8 @@ def write(camp, out):
     def cell(r, c):
         v = r[c]
         if c in VALUE_COLS:
-            return "NA (n=0)" if v is None else f"{v:.1f} (n={r[c + '_n']})"
+            s = stats.Summary(v, r[c + "_ci_low"], r[c + "_ci_high"], r[c + "_n"])
+            return f"{stats.text(s)} (n={s.n})"
         return (_fmt(v) if v != "" else "(none)").replace("|", "\\|")
     for r in table:
         lines.append("| " + " | ".join(cell(r, c) for c, _ in md_cols + md_vals) + " |")

@@ -11,7 +11,8 @@
  * forms carry it out: in-process (kvi_inproc_tick, called from the driver's
  * loop, raises the signal on itself) and external (kv_inject reads the pid
  * table the ranks publish and kills by pid).  Every kill is logged, with a
- * CLOCK_REALTIME timestamp taken just before the signal, to a CSV file.
+ * CLOCK_REALTIME timestamp in integer nanoseconds taken just before the
+ * signal, to a CSV file.
  * No MPI in here: the caller supplies rank numbers and the run's start time.
  * Conventions: functions return 0 on success and -1 on failure; the ones
  * taking (err, errlen) write a message naming the bad item there, the
@@ -121,8 +122,11 @@ typedef struct kvi_schedule {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* kvi_now: CLOCK_REALTIME in seconds (microsecond resolution or better).
- * This is the clock of the kill log and of run_start_wallclock. */
+/* kvi_wall_ns: CLOCK_REALTIME in integer nanoseconds since 1970, the
+ * clock of the kill log (and of meta.json's run_start_wall_ns).
+ * kvi_now: the same clock in seconds as a double (a step of 0.24 us at
+ * today's epoch), for the moments of a schedule only, never a duration. */
+long long kvi_wall_ns(void);
 double kvi_now(void);
 
 /* kvi_hostname: this host's name as gethostname() gives it (the name the
@@ -191,16 +195,16 @@ void kvi_schedule_free(kvi_schedule *s);
 
 /* ---- kill log and kill --------------------------------------------------- */
 
-/* kvi_log_kill: append "kill,target_rank,pid,host,signal,role,time_s" to the CSV
+/* kvi_log_kill: append "kill,target_rank,pid,host,signal,role,time_ns" to the CSV
  * file at path (the header is written when the file is new or empty), with
- * time_s = kvi_now() taken as the last step before the write; then fsync.
+ * time_ns = kvi_wall_ns() taken as the last step before the write; then fsync.
  * The caller sends the signal right after.  The file is locked (flock) for
  * the append, so ranks sharing one log do not interleave.  ev: the event
  * (its index is the "kill" column); pid/host: the victim's (override ev's;
- * host may be NULL for ev->host).  when: if not NULL, receives time_s.
+ * host may be NULL for ev->host).  when_ns: if not NULL, receives time_ns.
  * Returns 0, or -1 (errno) if the file could not be written. */
 int kvi_log_kill(const char *path, const kvi_event *ev, int pid, const char *host,
-                 double *when);
+                 long long *when_ns);
 
 /* kvi_kill: log the kill (if log_path is not NULL), then send ev->signal.
  * pid: the victim's (<= 0: ev->pid); host: the victim's (NULL or "": ev->host).

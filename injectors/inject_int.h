@@ -25,7 +25,8 @@ int kvi__valid_host(const char *s);
 /* killlog.c: log the kills evs[i] with pick[i] != 0 (all when pick is
  * NULL) in one locked write and one fsync; *when (may be NULL): the last
  * line's timestamp.  0, or -1 (errno). */
-int kvi__log_lines(const char *path, const kvi_event *evs, int n, const int *pick, double *when);
+int kvi__log_lines(const char *path, const kvi_event *evs, int n, const int *pick,
+                   long long *when_ns);
 
 /* kill.c: kvi_kill_group; all_local: every victim is on this host, whatever
  * its host name (the in-process form: a rank kills its own node). */

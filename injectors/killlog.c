@@ -3,14 +3,17 @@
  * (clock, host names, signal and role names).
  *
  * Every kill is first appended to a CSV log, with a CLOCK_REALTIME
- * timestamp taken as the last step before its line is formatted, written
- * and fsync'ed (the line must survive the victim, and the node if it is
- * the victim's own node); only then is the signal sent (kill.c).  The gap
- * between the timestamp and the signal is one write and one fsync:
- * microseconds on a page cache or tmpfs, up to a few ms on a disk with
- * write barriers.  The kills of one event (a node loss: its daemon and
- * its ranks) are logged together, in one write and one fsync, so that the
- * signals after it can follow one another without a sync in between.
+ * timestamp in integer nanoseconds (CLOCK_REALTIME) taken as the last step
+ * before its line is formatted, written and fsync'ed (the line must survive
+ * the victim, and the node if it is the victim's own node); only then is
+ * the signal sent (kill.c).  The gap between the timestamp and the signal
+ * is one write and one fsync: microseconds on a page cache or tmpfs, up to
+ * a few ms on a disk with write barriers.  The kills of one event (a node
+ * loss: its daemon and its ranks) are logged together, in one write and one
+ * fsync, so that the signals after it can follow one another without a
+ * sync in between.  A victim on another host is reached through the
+ * command template in KV_INJECT_REMOTE (kill.c); its timestamp then
+ * precedes the signal by the hook's own latency.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,14 +28,16 @@
 
 #include "inject_int.h"
 
-#define LOG_HEADER "kill,target_rank,pid,host,signal,role,time_s\n"
+#define LOG_HEADER "kill,target_rank,pid,host,signal,role,time_ns\n"
 #define LINE_CAP 256   /* one log line: numbers, a host name (< 64), names */
 
-double kvi_now(void) {
+long long kvi_wall_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
+
+double kvi_now(void) { return (double)kvi_wall_ns() * 1e-9; }
 
 int kvi_hostname(char *buf, size_t len) {
     if (!buf || len < 2) {
@@ -96,25 +101,25 @@ static int write_all(int fd, const char *buf, size_t n) {
 }
 
 /* One victim's line; the timestamp is read here, as the last step. */
-static size_t format_line(char *line, const kvi_event *ev, double *t) {
+static size_t format_line(char *line, const kvi_event *ev, long long *t) {
     char me[KVI_HOST_MAX] = "";
     const char *host = ev->host;
     if (!*host && kvi_hostname(me, sizeof me) == 0) host = me;
-    *t = kvi_now();
-    int n = snprintf(line, LINE_CAP, "%d,%d,%d,%s,%s,%s,%.6f\n", ev->index, ev->rank, ev->pid,
+    *t = kvi_wall_ns();
+    int n = snprintf(line, LINE_CAP, "%d,%d,%d,%s,%s,%s,%lld\n", ev->index, ev->rank, ev->pid,
                      host, kvi_signal_name(ev->signal), kvi_role_name(ev->role), *t);
     return n < 0 ? 0 : n >= LINE_CAP ? LINE_CAP - 1 : (size_t)n;
 }
 
 /* Header if the file is empty, then the lines of the events i with
  * pick[i] (all when pick is NULL) in one write, then fsync. */
-static int append_lines(int fd, const kvi_event *evs, int n, const int *pick, double *when) {
+static int append_lines(int fd, const kvi_event *evs, int n, const int *pick, long long *when_ns) {
     struct stat st;
     if (fstat(fd, &st) != 0) return -1;
     char *buf = malloc((size_t)n * LINE_CAP + sizeof LOG_HEADER);
     if (!buf) return -1;
     size_t used = st.st_size == 0 ? (size_t)snprintf(buf, sizeof LOG_HEADER, "%s", LOG_HEADER) : 0;
-    double t = 0;
+    long long t = 0;
     for (int i = 0; i < n; i++)
         if (!pick || pick[i]) used += format_line(buf + used, &evs[i], &t);
     int rc = write_all(fd, buf, used);
@@ -122,16 +127,17 @@ static int append_lines(int fd, const kvi_event *evs, int n, const int *pick, do
     if (rc) return -1;
     /* A log on a pipe or a terminal cannot be synced: that is not an error. */
     if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) return -1;
-    if (when) *when = t;
+    if (when_ns) *when_ns = t;
     return 0;
 }
 
-int kvi__log_lines(const char *path, const kvi_event *evs, int n, const int *pick, double *when) {
+int kvi__log_lines(const char *path, const kvi_event *evs, int n, const int *pick,
+                   long long *when_ns) {
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return -1;
     /* Ranks may share one log: the lock keeps header and lines whole. */
     (void)flock(fd, LOCK_EX);
-    int rc = append_lines(fd, evs, n, pick, when);
+    int rc = append_lines(fd, evs, n, pick, when_ns);
     int saved = errno;
     close(fd);
     errno = saved;
@@ -139,7 +145,7 @@ int kvi__log_lines(const char *path, const kvi_event *evs, int n, const int *pic
 }
 
 int kvi_log_kill(const char *path, const kvi_event *ev, int pid, const char *host,
-                 double *when) {
+                 long long *when_ns) {
     if (!path || !ev) {
         errno = EINVAL;
         return -1;
@@ -147,5 +153,5 @@ int kvi_log_kill(const char *path, const kvi_event *ev, int pid, const char *hos
     kvi_event one = *ev;
     one.pid = pid;
     if (host && *host) snprintf(one.host, sizeof one.host, "%s", host);
-    return kvi__log_lines(path, &one, 1, NULL, when);
+    return kvi__log_lines(path, &one, 1, NULL, when_ns);
 }

@@ -47,7 +47,7 @@ static void usage(FILE *f) {
         "  --max-simultaneous M  ranks the store can lose at once (replicas-1, or more\n"
         "                        with spares); bigger schedules need force=1 in SPEC\n"
         "  --log FILE            kill log, CSV, appended to:\n"
-        "                        kill,target_rank,pid,host,signal,role,time_s\n"
+        "                        kill,target_rank,pid,host,signal,role,time_ns\n"
         "  --schedule-out FILE   where to write the schedule CSV first ('-' or default: stdout)\n"
         "  --timeout S           how long to wait for the pid table (default 60)\n"
         "  --start-time T        run start, CLOCK_REALTIME seconds (date +%%s.%%N); event\n"

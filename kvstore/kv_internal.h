@@ -179,7 +179,7 @@ struct kv_store {
     bool failure_pending;   /* watchdog fired or revoke seen */
     int epoch;
     unsigned ops_since_poll;
-    double failure_time;    /* kv_note_failure_time, 0 if none */
+    int64_t failure_ns;     /* kv_note_failure_ns (wall clock), 0 if none */
     /* kv_barrier calls entered and completed here; after a recovery,
      * barrier_done_max is the highest completed count among survivors. */
     long barrier_seq, barrier_done, barrier_done_max;

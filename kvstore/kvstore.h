@@ -309,14 +309,16 @@ typedef struct kv_stats {
 } kv_stats;
 int kv_get_stats(const kv_store *s, kv_stats *out);
 
-/* Phases of one recovery on this rank, in microseconds (-1 when unknown).
- * detect is from the failure to its noticing and is only known when the
- * caller gave the failure time with kv_note_failure_time(). */
+/* Phases of one recovery on this rank, in microseconds (-1 when unknown),
+ * each timed on kv_clock_ns().  detect is from the failure to its noticing
+ * and is only known when the caller gave the failure's wall-clock time with
+ * kv_note_failure_ns() (on this host's clock: the store cannot correct for
+ * another host's clock offset). */
 typedef struct kv_recovery_times {
     int epoch;                  /* store epoch after this recovery */
     int failed;                 /* ranks that left in this recovery */
     int survivors;              /* ranks after it */
-    double noticed_at;          /* wall clock (s since epoch) when noticed */
+    int64_t noticed_ns;         /* kv_wall_ns() when this rank noticed the failure */
     double detect_us, revoke_us, shrink_us, agree_us, windows_us, rereplicate_us, total_us;
     long long pairs_restored;
     int restarts;               /* times this recovery restarted after a new failure */
@@ -326,14 +328,26 @@ typedef struct kv_recovery_times {
 int kv_recovery_count(const kv_store *s);
 int kv_recovery_get(const kv_store *s, int i, kv_recovery_times *out);
 
-/* Tell the store when (wall clock seconds) a failure was caused, so the
- * next recovery's detect phase can be measured. Local. */
-void kv_note_failure_time(kv_store *s, double when);
+/* Tell the store when a failure was caused (kv_wall_ns() of this host), so
+ * the next recovery's detect phase can be measured.  Local. */
+void kv_note_failure_ns(kv_store *s, int64_t wall_ns);
 
 /* Human-readable name of a status code; never NULL. */
 const char *kv_strerror(int status);
 
-/* Wall clock in seconds (CLOCK_REALTIME), the clock of kill logs. */
+/* The clocks.  Local, never fail.
+ *  kv_clock_ns  CLOCK_MONOTONIC in integer nanoseconds: durations and
+ *               latencies (take differences; its origin is arbitrary and
+ *               differs between hosts; it never jumps).
+ *  kv_wall_ns   CLOCK_REALTIME in integer nanoseconds since 1970:
+ *               timestamps that other processes compare (a kill and its
+ *               noticing); between hosts only after correcting for their
+ *               measured clock offset.
+ *  kv_wtime     the wall clock as a double of seconds: messages and
+ *               coarse deadlines only.  At today's epoch a double steps
+ *               by 2^-22 s (0.24 us): never use it for a duration. */
+int64_t kv_clock_ns(void);
+int64_t kv_wall_ns(void);
 double kv_wtime(void);
 
 #ifdef __cplusplus

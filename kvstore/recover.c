@@ -56,18 +56,18 @@ void kvr_trace(const kv_store *s, const char *fmt, ...) {
             s->epoch, kv_wtime(), line);
 }
 
-static double us_since(double t0) { return (kv_wtime() - t0) * 1e6; }
+static double us_since(int64_t t0) { return (double)(kv_clock_ns() - t0) / 1e3; }
 
 /* revoke + shrink + agree: s->all becomes the survivors' communicator. */
 static int kvr_shrink(kv_store *s, kvr_ctx *c) {
-    double t = kv_wtime();
+    int64_t t = kv_clock_ns();
     kvw_alarm(s);
     MPIX_Comm_revoke(s->all);
     /* A member may be blocked in a collective on the members' communicator
      * (kv_barrier's agree): revoking it releases that call. */
     if (s->comm != s->all && s->comm != MPI_COMM_NULL) MPIX_Comm_revoke(s->comm);
     c->rt.revoke_us += us_since(t);
-    t = kv_wtime();
+    t = kv_clock_ns();
     MPI_Comm nall;
     int rc = MPIX_Comm_shrink(s->all, &nall);
     c->rt.shrink_us += us_since(t);
@@ -80,7 +80,7 @@ static int kvr_shrink(kv_store *s, kvr_ctx *c) {
     s->comm = MPI_COMM_NULL;
     MPI_Comm_rank(s->all, &s->all_rank);
     MPI_Comm_size(s->all, &s->all_size);
-    t = kv_wtime();
+    t = kv_clock_ns();
     int ok = 1;
     rc = MPIX_Comm_agree(s->all, &ok);
     c->rt.agree_us += us_since(t);
@@ -289,7 +289,7 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     KVR_TRACE(s, "recovery attempt %d", c->rt.restarts);
     int rc = kvr_shrink(s, c);
     if (rc) return rc;
-    double t = kv_wtime();
+    int64_t t = kv_clock_ns();
     rc = kvr_membership(s, c);
     if (rc == KV_OK) {
         kvr_break_locks(s, c->failed);
@@ -303,18 +303,18 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     if (s->vt->detects && (rc = kvw_start(s))) return rc;
     if (s->my_id >= 0) {
         KVR_POINT("windows");
-        t = kv_wtime();
+        t = kv_clock_ns();
         rc = kvr_windows(s);
         kvo_map_shm(s);
         if (rc == KV_OK) rc = kvw_status(s, MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win));
         c->rt.windows_us += us_since(t);
         if (rc) return rc;
-        t = kv_wtime();
+        t = kv_clock_ns();
         rc = kvr_rereplicate(s, c);
         c->rt.rereplicate_us += us_since(t);
         if (rc) return rc;
     }
-    t = kv_wtime();
+    t = kv_clock_ns();
     int ok = 1;
     rc = kvw_status(s, MPIX_Comm_agree(s->all, &ok));
     c->rt.agree_us += us_since(t);
@@ -336,9 +336,9 @@ static void kvr_record(kv_store *s, const kv_recovery_times *rt) {
 int kvr_recover(kv_store *s) {
     if (!s->vt->detects) return KV_ERR_UNSUPPORTED;
     kvr_ctx c = {0};
-    double t0 = kv_wtime();
-    c.rt.noticed_at = t0;
-    c.rt.detect_us = s->failure_time > 0 ? (t0 - s->failure_time) * 1e6 : -1;
+    int64_t t0 = kv_clock_ns();
+    c.rt.noticed_ns = kv_wall_ns();
+    c.rt.detect_us = s->failure_ns > 0 ? (double)(c.rt.noticed_ns - s->failure_ns) / 1e3 : -1;
     c.old_ids = malloc((size_t)(s->nids + 1) * sizeof(int));
     c.old_node = malloc((size_t)(s->nids + 1) * sizeof(int));
     c.failed = calloc((size_t)s->nids + 1, sizeof(bool));
@@ -358,7 +358,7 @@ int kvr_recover(kv_store *s) {
         rc = kvr_attempt(s, &c);
     }
     s->naffected = 0;
-    s->failure_time = 0;
+    s->failure_ns = 0;
     for (int i = 0; i < s->nids; i++) c.rt.failed += c.failed[i];
     free(c.old_ids);
     free(c.old_node);

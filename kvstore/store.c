@@ -215,6 +215,6 @@ int kv_recovery_get(const kv_store *s, int i, kv_recovery_times *out) {
     return KV_OK;
 }
 
-void kv_note_failure_time(kv_store *s, double when) {
-    if (s) s->failure_time = when;
+void kv_note_failure_ns(kv_store *s, int64_t wall_ns) {
+    if (s) s->failure_ns = wall_ns;
 }

@@ -2,15 +2,20 @@
 # deps.sh -- install what the project needs and find (or build) a ULFM MPI.
 #
 # Idempotent; `make deps` calls it.  Steps:
-#   1. Debian packages (skipped when all are already installed).
+#   1. Debian packages (skipped when all are already installed).  Not root,
+#      or no dpkg (a cluster's login node): only a report of what is
+#      missing, and the set-up goes on.
 #   2. A ULFM-enabled MPI: MPI_HOME, or mpicc on PATH, is taken when a probe
 #      proves fault tolerance (mpi-ext.h declares the ftmpi extension and
-#      ompi_info says "FT MPI support: yes"); else a distribution Open MPI 5.x
-#      with ULFM; else Open MPI 5.0.7 is built from Debian 13's source package
-#      into $KV_CACHE/openmpi-5.0.7-KEY, where KEY hashes the version, the
-#      configure flags and every patch in patches/openmpi (a change rebuilds).
+#      ompi_info says "FT MPI support: yes"); an MPI_HOME that fails it is
+#      an error naming each check that failed.  Else a distribution Open
+#      MPI 5.x with ULFM; else Open MPI 5.0.7 is built from Debian 13's
+#      source package into $KV_CACHE/openmpi-5.0.7-KEY, where KEY hashes the
+#      version, the configure flags and every patch in patches/openmpi (a
+#      change rebuilds); that needs root for the packages it builds from.
 #   3. The choice is written to build/mpi.mk and build/mpi.env, which every
-#      later make target and script reads.
+#      later make target and script reads.  With MPI_HOME, neither root nor
+#      dpkg is needed.
 # The machine's apt configuration is not touched: the trixie deb-src entry
 # lives in a private apt directory, built from the mirror URI already in the
 # machine's own sources, so no host name appears in this repository.
@@ -28,7 +33,7 @@ die() { printf '[deps] error: %s\n' "$*" >&2; exit 1; }
 APT_PACKAGES=(
   build-essential pkg-config dpkg-dev bzip2 xz-utils patch perl python3 ca-certificates
   libcmocka-dev libpapi-dev papi-tools libsde1
-  gnuplot-nox python3-matplotlib python3-numpy
+  gnuplot-nox python3-matplotlib python3-numpy python3-scipy python3-pandas
   slurm-wlm slurm-client munge
   redis-server redis-sentinel libhiredis-dev
   clang libclang-rt-14-dev valgrind
@@ -37,12 +42,20 @@ APT_PACKAGES=(
 
 install_packages() {
   local missing=()
+  if ! command -v dpkg-query >/dev/null; then
+    log "Debian packages: no dpkg here, not checked (the project uses: ${APT_PACKAGES[*]})"
+    return
+  fi
   for p in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
       || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then log "Debian packages: all present"; return; fi
-  [ "$(id -u)" -eq 0 ] || die "packages missing (${missing[*]}); run as root or install them"
+  if [ "$(id -u)" -ne 0 ]; then
+    log "Debian packages missing, not installed (not root): ${missing[*]}"
+    log "  (install them, or their site modules, for what needs them: tests, figures, Slurm, Redis)"
+    return
+  fi
   log "installing: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
@@ -54,15 +67,20 @@ install_packages() {
   done
 }
 
-# probe_mpi DIR: true when DIR/bin/mpicc builds against an MPI with ULFM.
+# probe_mpi DIR: true when DIR/bin/mpicc builds against an MPI with ULFM;
+# otherwise every check that failed is on stdout, one per line.
 probe_mpi() {
-  local d=$1
-  [ -x "$d/bin/mpicc" ] && [ -x "$d/bin/ompi_info" ] || return 1
+  local d=$1 bad=0 f
+  for f in bin/mpicc bin/mpirun bin/ompi_info; do
+    [ -x "$d/$f" ] || { echo "no $d/$f"; bad=1; }
+  done
+  [ -x "$d/bin/ompi_info" ] || return 1
   grep -rqs 'OMPI_HAVE_MPI_EXT_FTMPI 1' "$d/include/mpi-ext.h" "$d/include/openmpi/mpi-ext.h" 2>/dev/null \
-    || return 1
+    || { echo "mpi-ext.h in $d/include does not declare the ftmpi extension (OMPI_HAVE_MPI_EXT_FTMPI 1): built without --with-ft=ulfm"; bad=1; }
   "$d/bin/ompi_info" 2>/dev/null | grep -Eq 'FT MPI support: yes|FT Checkpoint support.*yes|ULFM.*yes' \
-    || "$d/bin/ompi_info" --parsable 2>/dev/null | grep -q 'ftmpi' || return 1
-  return 0
+    || "$d/bin/ompi_info" --parsable 2>/dev/null | grep -q 'ftmpi' \
+    || { echo "$d/bin/ompi_info does not report fault tolerance (\"FT MPI support: yes\")"; bad=1; }
+  return $bad
 }
 
 CONFIGURE_FLAGS=(
@@ -145,12 +163,14 @@ build_openmpi() {
 
 choose_mpi() {
   if [ -n "${MPI_HOME:-}" ]; then
-    probe_mpi "$MPI_HOME" || die "MPI_HOME=$MPI_HOME has no ULFM (mpi-ext.h with ftmpi and ompi_info FT support)"
+    local why
+    why=$(probe_mpi "$MPI_HOME") ||
+      die "MPI_HOME=$MPI_HOME is not an MPI with ULFM:"$'\n'"$(sed 's/^/  - /' <<<"$why")"
     echo "$MPI_HOME"; return
   fi
   local onpath
   onpath=$(command -v mpicc 2>/dev/null || true)
-  if [ -n "$onpath" ] && probe_mpi "$(dirname "$(dirname "$(readlink -f "$onpath")")")"; then
+  if [ -n "$onpath" ] && probe_mpi "$(dirname "$(dirname "$(readlink -f "$onpath")")")" >/dev/null; then
     dirname "$(dirname "$(readlink -f "$onpath")")"; return
   fi
   # A distribution Open MPI 5.x carries ULFM by default (Debian 13 and later).
@@ -160,17 +180,19 @@ choose_mpi() {
     if [ "$(id -u)" -eq 0 ]; then
       apt-get install -y -qq --no-install-recommends libopenmpi-dev openmpi-bin >&2
     fi
-    probe_mpi /usr && { echo /usr; return; }
+    probe_mpi /usr >/dev/null && { echo /usr; return; }
   fi
+  [ "$(id -u)" -eq 0 ] || [ -f "$KV_CACHE/openmpi-$OMPI_VERSION-$(build_key)/.kvstore-complete" ] ||
+    die "no MPI with ULFM found (MPI_HOME unset, none on PATH), and building Open MPI $OMPI_VERSION needs root for its build packages: set MPI_HOME to a ULFM Open MPI (e.g. after module load), or run make deps as root"
   local prefix=$KV_CACHE/openmpi-$OMPI_VERSION-$(build_key)
   mkdir -p "$KV_CACHE"
   # One build at a time per cache (two make runs may start together).
   exec 9>"$KV_CACHE/.lock"
   flock 9
-  if ! { [ -f "$prefix/.kvstore-complete" ] && probe_mpi "$prefix"; }; then
+  if ! { [ -f "$prefix/.kvstore-complete" ] && probe_mpi "$prefix" >/dev/null; }; then
     log "no ULFM MPI found: building Open MPI $OMPI_VERSION into $prefix" >&2
     build_openmpi "$prefix" >&2
-    probe_mpi "$prefix" || die "the built Open MPI in $prefix has no ULFM"
+    probe_mpi "$prefix" >&2 || die "the built Open MPI in $prefix has no ULFM"
   fi
   flock -u 9
   echo "$prefix"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# status.sh CAMPAIGN_FILE -- how many runs finished, failed, hung, are pending
-# (not run yet while jobs of this user are queued) or not run.
+# status.sh CAMPAIGN_FILE -- every run's state: its outcome (finished,
+# failed, crashed, hung), queued or running (Slurm's state of its array
+# task), ended without a result, or not run (slurm_submit.py status).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 1 ] || { echo "usage: slurm/status.sh CAMPAIGN_FILE" >&2; exit 64; }
-queued=$(timeout 20 squeue -h -u "${USER:-$(id -un)}" -o %i 2>/dev/null || true)
-exec python3 "$ROOT/experiments/campaign/campaign.py" status "$1" ${queued:+--queued}
+exec python3 "$ROOT/slurm/slurm_submit.py" status "$1"

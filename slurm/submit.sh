@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# submit.sh CAMPAIGN_FILE -- submit a campaign's unfinished runs as Slurm job arrays.
-# status.sh and gather.sh follow it up.
+# submit.sh CAMPAIGN_FILE [--retry-failed] -- submit a campaign's runs as Slurm
+# job arrays: those not run yet and not queued (slurm_submit.py).  status.sh
+# and gather.sh follow it up.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-[ $# -eq 1 ] || { echo "usage: slurm/submit.sh CAMPAIGN_FILE" >&2; exit 64; }
-exec python3 "$ROOT/slurm/slurm_submit.py" "$1"
+[ $# -ge 1 ] || { echo "usage: slurm/submit.sh CAMPAIGN_FILE [--retry-failed]" >&2; exit 64; }
+exec python3 "$ROOT/slurm/slurm_submit.py" submit "$@"

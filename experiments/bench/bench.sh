@@ -13,15 +13,31 @@
 #   nodeloss.csv      a node loss against a single-rank kill on the 3-host
 #                     test cluster (bench_nodeloss.sh; needs root)
 # Each benchmark prints its table; the CSV files are rewritten by each run
-# of the benchmark (BENCH=name runs just one).  The recovery matrix is
-# sized by RANKS, PAIRS, REPS and VARIANTS (defaults below fit this 2-core
-# machine in about half an hour).
+# of the benchmark (BENCH=name runs just one), and beside each goes
+# NAME.meta, what made it (scripts/provenance: revision, MPI and patches,
+# date, host shape and load, the command).  Every cell is repeated at least
+# 5 times by default, so its median's 95% interval means something
+# (report.py): REPS for recovery and proposed, YCSB_REPS for ycsb,
+# OVERHEAD_REPS for proposed-overhead, CKPT_REPS and REDIS_REPS in their
+# scripts.  The recovery matrix is sized by RANKS, PAIRS, REPS and
+# VARIANTS, ycsb by YCSB_WORKLOADS, YCSB_RANKS, YCSB_REPS, YCSB_SECONDS;
+# all of `make bench` takes about two hours here.  BENCH_OUT writes the
+# files elsewhere (tests/scripts/test_bench_small.sh runs every benchmark
+# at a tiny size that way).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=$ROOT/results/bench
+OUT=${BENCH_OUT:-$ROOT/results/bench}  # BENCH_OUT: elsewhere (a trial at a small size)
 BIN=${KV_BUILD:-$ROOT/build}/bin
 mkdir -p "$OUT"
 want() { [ -z "${BENCH:-}" ] || [ "$BENCH" = "$1" ]; }
+# stamp FILE.csv COMMAND: FILE.meta says what made FILE.csv (appended to
+# with APPEND=1, as the recovery matrix is).
+stamp() {
+  if [ "${APPEND:-0}" = 1 ] && [ -s "${1%.csv}.meta" ]; then
+    { echo "resumed:"; "$ROOT/scripts/provenance" "$2" | sed 's/^/  /'; } >> "${1%.csv}.meta"
+  else "$ROOT/scripts/provenance" "$2" > "${1%.csv}.meta"; fi
+}
+SIZES="RANKS='${RANKS:-}' PAIRS='${PAIRS:-}' REPS='${REPS:-}' VARIANTS='${VARIANTS:-}'"
 
 # ycsb_point WORKLOAD VARIANT RANKS: one failure-free driver run (closed
 # loop, YCSB_SECONDS, 20,000 records, 64-byte values; r = 1 for none, one
@@ -62,6 +78,7 @@ recovery_point() {
 if want store-vs-raw; then
   f=$OUT/store-vs-raw.csv
   echo "operation,backend,ranks,value_bytes,store_us,raw_us,ratio" > "$f"
+  stamp "$f" "BENCH=store-vs-raw OPS=${OPS:-100000} make bench"
   for b in allocate create; do
     "$ROOT/scripts/kvrun" -n 2 --timeout 600 -- "$BIN/bench_store_raw" "$b" "$f" "${OPS:-100000}" 9 \
       | grep -v '^\[rank\|^PASS'
@@ -72,6 +89,7 @@ fi
 if want hotpath; then
   f=$OUT/hotpath.csv
   echo "step,ranks,replicas,value_bytes,ns_per_call,rounds" > "$f"
+  stamp "$f" "BENCH=hotpath HOTPATH_ITERS=${HOTPATH_ITERS:-10000000} make bench"
   "$BIN/bench_hotpath" "$f" "${HOTPATH_ITERS:-10000000}" 9 || echo "bench: bench_hotpath failed" >&2
   echo "wrote $f"
 fi
@@ -79,12 +97,16 @@ fi
 if want ycsb; then
   # Failure-free YCSB A, B, C per variant and ranks, closed loop; the
   # overhead of fault tolerance is the throughput against variant none.
+  # Repetitions outer, variants inner: noise falls on every variant alike.
   f=$OUT/ycsb.csv
-  echo "workload,variant,backend,ranks,throughput_ops_per_s,p50_us,p99_us" > "$f"
-  for w in a b c; do
-    for n in ${YCSB_RANKS:-2 4 8}; do
-      for v in none recreate-copy recreate-inplace recreate-free spare; do
-        echo "$w,$v,allocate,$n,$(ycsb_point "$w" "$v" "$n")" | tee -a "$f"
+  echo "workload,variant,backend,ranks,repetition,throughput_ops_per_s,p50_us,p99_us" > "$f"
+  stamp "$f" "BENCH=ycsb YCSB_REPS=${YCSB_REPS:-5} YCSB_WORKLOADS='${YCSB_WORKLOADS:-a b c}' YCSB_RANKS='${YCSB_RANKS:-2 4 8}' YCSB_SECONDS=${YCSB_SECONDS:-3} make bench"
+  for rep in $(seq 1 "${YCSB_REPS:-5}"); do
+    for w in ${YCSB_WORKLOADS:-a b c}; do
+      for n in ${YCSB_RANKS:-2 4 8}; do
+        for v in none recreate-copy recreate-inplace recreate-free spare; do
+          echo "$w,$v,allocate,$n,$rep,$(ycsb_point "$w" "$v" "$n")" | tee -a "$f"
+        done
       done
     done
   done
@@ -93,12 +115,13 @@ if want ycsb; then
 fi
 
 if want checkpoint; then  # the checkpoint/restart baseline
-  bash "$ROOT/experiments/bench/bench_checkpoint.sh"
+  OUT=$OUT/checkpoint.csv bash "$ROOT/experiments/bench/bench_checkpoint.sh"
 fi
 
 if want recovery; then
   f=$OUT/recovery.csv  # APPEND=1 adds rows to it instead of starting it anew
   [ "${APPEND:-0}" = 1 ] && [ -s "$f" ] || echo "variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang" > "$f"
+  stamp "$f" "BENCH=recovery $SIZES REP_FROM=${REP_FROM:-1} APPEND=${APPEND:-0} make bench"
   # Sizes outer, variants inner: a matrix cut short still compares every
   # variant on the sizes it reached.
   for p in ${PAIRS:-10000 100000 1000000}; do
@@ -122,7 +145,10 @@ if want proposed; then  # variant proposed against the workarounds
   # proposed, interleaved run by run so that the machine's noise falls on
   # all three alike.
   f=$OUT/proposed-overhead.csv  # OVERHEAD_REPS=0 keeps the file as it is
-  [ "${OVERHEAD_REPS:-5}" -gt 0 ] && echo "workload,variant,backend,ranks,repetition,throughput_ops_per_s,p50_us,p99_us" > "$f"
+  if [ "${OVERHEAD_REPS:-5}" -gt 0 ]; then
+    echo "workload,variant,backend,ranks,repetition,throughput_ops_per_s,p50_us,p99_us" > "$f"
+    stamp "$f" "BENCH=proposed OVERHEAD_REPS=${OVERHEAD_REPS:-5} OVERHEAD_RANKS='${OVERHEAD_RANKS:-2 4}' make bench"
+  fi
   for rep in $(seq 1 "${OVERHEAD_REPS:-5}"); do
     for w in b c; do
       for n in ${OVERHEAD_RANKS:-2 4}; do
@@ -137,6 +163,7 @@ if want proposed; then  # variant proposed against the workarounds
   # MPI_Win_allocate windows, interleaved per repetition.
   f=$OUT/proposed.csv
   echo "variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang" > "$f"
+  stamp "$f" "BENCH=proposed $SIZES make bench"
   for p in ${PAIRS:-10000 100000 1000000}; do
     for n in ${RANKS:-4 8}; do
       for rep in $(seq 1 "${REPS:-5}"); do
@@ -152,12 +179,12 @@ if want proposed; then  # variant proposed against the workarounds
     done
   done
   echo "wrote $f"
-  python3 "$ROOT/experiments/bench/report.py" print proposed loc
+  python3 "$ROOT/experiments/bench/report.py" print proposed loc --dir "$OUT"
   python3 "$ROOT/analysis/fig_proposed.py" "$OUT" "$OUT/figures" || echo "bench: no proposed figure (see above)"
 fi
 
 if want redis; then  # the store against Redis
-  bash "$ROOT/experiments/bench/bench_redis.sh"
+  BENCH_OUT=$OUT bash "$ROOT/experiments/bench/bench_redis.sh"
 fi
 
 if want nodeloss; then  # a node loss against a single-rank kill, across hosts

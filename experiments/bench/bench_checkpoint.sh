@@ -14,7 +14,8 @@
 #             sizes of recovery.csv.
 # Checkpoints go to CKPT_DIR (default: a fresh directory under /var/tmp,
 # on disk rather than tmpfs; on a cluster point it at the shared file
-# system).  Sized by CKPT_RANKS, CKPT_PAIRS, CKPT_REPS.
+# system).  Sized by CKPT_RANKS, CKPT_PAIRS, CKPT_REPS (5).  What made the
+# file goes beside it (checkpoint.meta, scripts/provenance).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/results/bench/checkpoint.csv}
@@ -23,6 +24,7 @@ BASE=${CKPT_DIR:-$(mktemp -d /var/tmp/kvckpt.XXXXXX)}
 trap 'rm -rf "$BASE"' EXIT
 export KV_BENCH_CSV=$OUT
 echo "mode,ranks,pairs_per_rank,interval_s,seconds,checkpoints,ckpt_s,bytes,ckpt_mb_s,disk_mb_s,ops_per_s,job_start_s,reload_s,resume_s,lost_writes" > "$OUT"
+"$ROOT/scripts/provenance" "BENCH=checkpoint CKPT_RANKS='${CKPT_RANKS:-2 4 8}' CKPT_PAIRS='${CKPT_PAIRS:-10000 100000 500000}' CKPT_REPS=${CKPT_REPS:-5} make bench" > "${OUT%.csv}.meta"
 echo "checkpoints in $BASE ($(df -T "$BASE" | awk 'NR==2 {print $2}'))"
 
 run() {  # label np [kvrun options] -- args
@@ -36,13 +38,13 @@ for n in ${CKPT_RANKS:-2 4 8}; do
     rm -rf "$BASE/ck"; run "cost n=$n p=$p" "$n" -- "$BIN" cost "$BASE/ck" "$p"
   done
 done
-for rep in $(seq 1 "${CKPT_REPS:-3}"); do
+for rep in $(seq 1 "${CKPT_REPS:-5}"); do
   for iv in 0 2 1 0.5 0.25; do
     rm -rf "$BASE/ck"; run "overhead $iv" 4 -- "$BIN" overhead "$BASE/ck" 100000 "$iv" 5
   done
 done
 for p in 25000 250000; do
-  for rep in $(seq 1 "${CKPT_REPS:-3}"); do
+  for rep in $(seq 1 "${CKPT_REPS:-5}"); do
     rm -rf "$BASE/ck"; export KV_KILL_LOG=$BASE/kill; rm -f "$KV_KILL_LOG"
     "$RUN" -n 4 --no-ft --timeout 600 -- "$BIN" crash "$BASE/ck" "$p" 0.5 > "$BASE/log" 2>&1
     [ -s "$KV_KILL_LOG" ] || { echo "crash run p=$p: no kill logged"; continue; }

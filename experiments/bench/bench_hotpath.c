@@ -38,11 +38,7 @@ struct bench {
 
 static volatile uint64_t sink;
 
-static double now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
+static double now_ns(void) { return (double)kv_clock_ns(); }
 
 /* One round of `iters` calls of step `step`; returns ns per call. */
 static double round_ns(const struct bench *b, const char *step, int n, int r, long iters) {

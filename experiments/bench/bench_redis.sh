@@ -3,12 +3,19 @@
 # (experiments/bench/bench.sh) or directly.  Writes results/bench/redis.csv, prints
 # a summary table and draws results/bench/figures/redis.png.
 #
-# 1. Failure-free, side by side in one run: YCSB A, B, C at 2 and 4 ranks,
-#    the store (variant recreate-copy, r = 2) and Redis (a primary and one
-#    replica, WAIT 1 after every write: r = 2 modelled), the same driver,
+# 1. Failure-free, side by side: YCSB A, B, C at 2 and 4 ranks, the store
+#    (variant recreate-copy, r = 2) and Redis (a primary and one replica,
+#    WAIT 1 after every write: the same 2 copies), the same driver,
 #    workload, keys and values; each Redis run gets fresh servers
-#    (experiments/bench/redis_harness.sh).  Store and Redis runs alternate, so a
-#    load elsewhere on the machine hits both alike.
+#    (experiments/bench/redis_harness.sh) and, against the same servers
+#    right after the driver, redis-benchmark with one client per rank (GET
+#    and SET of the same value size over the same keys): the ceiling of
+#    what a client gets from that server on this machine, which the
+#    driver's Redis throughput is judged against.  REDIS_REPS (5)
+#    repetitions, store and Redis alternating, so noise falls on both.
+#    The machine must be idle: with a 1-minute load above KV_MAX_LOAD
+#    (half the cores) the benchmark refuses to start, unless
+#    KV_ALLOW_LOAD=1, and every row records the load before its run.
 # 2. Failover: REDIS_FAILOVER_REPS runs of YCSB A on REDIS_FAILOVER_RANKS
 #    ranks against Redis with 3 sentinels (quorum 2, down-after 1000 ms);
 #    kv_inject kills the primary (SIGKILL, by pid from the table the driver
@@ -31,11 +38,18 @@
 #   degraded_writes     writes acknowledged by fewer replicas than asked (after a
 #                       failover nobody restarts the old primary: the new one has none)
 #   status              the driver's verdict through scripts/kvrun: pass, fail, crashed, hung
+#   ceiling_get_per_s, ceiling_set_per_s   redis-benchmark's GET and SET rate in the
+#                       same run, as many clients as ranks (NA for store rows)
+#   ceiling_ops_per_s   the two mixed in the workload's read/update shares
+#                       (1 / (read/GET + update/SET)); writes without WAIT, so an
+#                       upper bound for the driver's Redis
+#   load_1min           the machine's 1-minute load average before the run
 # Sizes (environment, REDIS_ so that bench.sh's RANKS is not taken):
 # REDIS_RANKS ("2 4"), REDIS_WORKLOADS ("a b c"), REDIS_RUN_S (3),
-# REDIS_RECORDS (20000), REDIS_FAILOVER_REPS (5), REDIS_FAILOVER_RANKS (4),
-# REDIS_FAILOVER_S (6), REDIS_KILL_AT (1.5); BENCH_OUT the directory
-# (results/bench).  About 3 minutes here.
+# REDIS_RECORDS (20000), REDIS_REPS (5), REDIS_BENCH_REQUESTS (50000),
+# REDIS_FAILOVER_REPS (5), REDIS_FAILOVER_RANKS (4), REDIS_FAILOVER_S (6),
+# REDIS_KILL_AT (1.5); BENCH_OUT the directory (results/bench), with
+# redis.meta beside the file.  About 12 minutes here.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${KV_BUILD:-$ROOT/build}/bin
@@ -60,50 +74,90 @@ if [ "${1:-}" = --failover-run ]; then
   exit $rc
 fi
 
+# Inside the harness (failure-free Redis run): the driver, then
+# redis-benchmark against the same servers.
+if [ "${1:-}" = --ceiling-run ]; then
+  d=$2 np=$3; shift 3
+  "$ROOT/scripts/kvrun" -n "$np" --timeout 120 -- "$BIN/kv_driver" driver.backend=redis redis.port="$REDIS_PORT" \
+    redis.wait_replicas=1 "$@" driver.out="$d"
+  rc=$?
+  timeout 120 redis-benchmark -p "$REDIS_PORT" -c "$np" -n "${REDIS_BENCH_REQUESTS:-50000}" -d 64 -r "$RECORDS" \
+    -t get,set --csv > "$d/ceiling.csv" 2>"$d/ceiling.log"
+  exit $rc
+fi
+
 OUT=${BENCH_OUT:-$ROOT/results/bench}
 f=$OUT/redis.csv
 mkdir -p "$OUT"
+load1() { cut -d' ' -f1 /proc/loadavg; }
+MAXLOAD=${KV_MAX_LOAD:-$(awk -v n="$(nproc)" 'BEGIN { print n / 2 }')}
+if awk -v l="$(load1)" -v m="$MAXLOAD" 'BEGIN { exit !(l > m) }'; then
+  if [ "${KV_ALLOW_LOAD:-0}" != 1 ]; then
+    echo "bench_redis: the 1-minute load is $(load1) on $(nproc) cores (over KV_MAX_LOAD=$MAXLOAD):" \
+         "other work would share the cores with the servers and clients. Run it on an idle machine," \
+         "or with KV_ALLOW_LOAD=1 to measure anyway (each row records its load)." >&2
+    exit 3
+  fi
+  echo "bench_redis: WARNING: measuring at a load of $(load1) on $(nproc) cores (KV_ALLOW_LOAD=1): the" \
+       "numbers are not those of an idle machine; load_1min in every row says how busy it was"
+fi
 for x in "$BIN/kv_driver" "$BIN/kv_inject"; do [ -x "$x" ] || { echo "bench_redis: $x missing: run make" >&2; exit 1; }; done
 command -v redis-server >/dev/null || { echo "bench_redis: redis-server not installed (make deps)" >&2; exit 1; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-echo "system,kind,workload,ranks,repetition,throughput_ops_per_s,p50_us,p99_us,read_p50_us,read_p99_us,update_p50_us,update_p99_us,ops,failed_ops,retried_ops,verify_errors,failover_first_ms,failover_last_ms,acked_lost,degraded_writes,status" > "$f"
+echo "system,kind,workload,ranks,repetition,throughput_ops_per_s,p50_us,p99_us,read_p50_us,read_p99_us,update_p50_us,update_p99_us,ops,failed_ops,retried_ops,verify_errors,failover_first_ms,failover_last_ms,acked_lost,degraded_writes,status,ceiling_get_per_s,ceiling_set_per_s,ceiling_ops_per_s,load_1min" > "$f"
+"$ROOT/scripts/provenance" "BENCH=redis REDIS_REPS=${REDIS_REPS:-5} REDIS_RANKS='${REDIS_RANKS:-2 4}' REDIS_WORKLOADS='${REDIS_WORKLOADS:-a b c}' REDIS_RUN_S=$RUN_S REDIS_RECORDS=$RECORDS KV_ALLOW_LOAD=${KV_ALLOW_LOAD:-0} make bench" > "${f%.csv}.meta"
 
 na() { [ -n "$1" ] && echo "$1" || echo NA; }
-row() {  # system kind workload ranks rep dir kvrun-status
+# ceiling DIR: "GET/s,SET/s,mixed/s" from redis-benchmark's CSV and the
+# driver's read/update shares (meta.json), NA where missing.
+ceiling() {
+  local d=$1 get set rd up
+  get=$(awk -F'"' '$2 == "GET" {print $4}' "$d/ceiling.csv" 2>/dev/null)
+  set=$(awk -F'"' '$2 == "SET" {print $4}' "$d/ceiling.csv" 2>/dev/null)
+  rd=$(sed -n 's/.*"read": \([0-9.e-]*\).*/\1/p' "$d/meta.json" 2>/dev/null)
+  up=$(sed -n 's/.*"update": \([0-9.e-]*\).*/\1/p' "$d/meta.json" 2>/dev/null)
+  awk -v g="${get:-}" -v s="${set:-}" -v r="${rd:-}" -v u="${up:-}" 'BEGIN {
+    m = (g > 0 && s > 0 && r + u > 0) ? sprintf("%.1f", (r + u) / (r / g + u / s)) : "NA"
+    printf "%s,%s,%s", (g == "" ? "NA" : g), (s == "" ? "NA" : s), m }'
+}
+row() {  # system kind workload ranks rep dir kvrun-status load [ceiling]
   local d=$6 st
   case $7 in 0) st=pass ;; 1) st=fail ;; 2) st=crashed ;; 3) st=hung ;; 4) st=aborted ;; *) st=error ;; esac
   lat() { na "$(awk -F, -v op="$1" -v c="$2" '$1 == op && $2 == "all" {print $c}' "$d/latency.csv" 2>/dev/null)"; }
   meta() { na "$(sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" "$d/meta.json" 2>/dev/null)"; }
   fo() { na "$(awk -F, -v c="$1" 'NR == 2 {print $c}' "$d/failover.csv" 2>/dev/null)"; }
   local tput; tput=$(na "$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$d/summary.txt" 2>/dev/null)")
-  echo "$1,$2,$3,$4,$5,$tput,$(lat all 4),$(lat all 6),$(lat read 4),$(lat read 6),$(lat update 4),$(lat update 6),$(meta operations_done),$(meta failed_ops),$(meta retried_ops),$(meta verify_errors),$(fo 2),$(fo 3),$(fo 10),$(fo 7),$st" | tee -a "$f"
+  echo "$1,$2,$3,$4,$5,$tput,$(lat all 4),$(lat all 6),$(lat read 4),$(lat read 6),$(lat update 4),$(lat update 6),$(meta operations_done),$(meta failed_ops),$(meta retried_ops),$(meta verify_errors),$(fo 2),$(fo 3),$(fo 10),$(fo 7),$st,${9:-NA,NA,NA},$8" | tee -a "$f"
 }
 
-echo "== failure-free: the store (recreate-copy, r=2) and Redis (primary + replica, WAIT 1), ${RUN_S} s each"
-for w in ${REDIS_WORKLOADS:-a b c}; do
-  for n in ${REDIS_RANKS:-2 4}; do
-    d=$T/store-$w-$n
-    "$ROOT/scripts/kvrun" -n "$n" --timeout 120 -- "$BIN/kv_driver" workload.workload="$w" \
-      workload.duration_s="$RUN_S" "${COMMON[@]}" store.max_value=64 store.slots_per_rank=32768 \
-      store.variant=recreate-copy store.replicas=2 driver.out="$d" > "$T/log" 2>&1
-    row store failure-free "$w" "$n" 1 "$d" $?
-    d=$T/redis-$w-$n
-    # shellcheck disable=SC2016  # expanded inside the harness
-    "$HARNESS" -- bash -c '"$0" -n "$1" --timeout 120 -- "$2" driver.backend=redis redis.port="$REDIS_PORT" \
-      redis.wait_replicas=1 "${@:3}"' "$ROOT/scripts/kvrun" "$n" "$BIN/kv_driver" workload.workload="$w" \
-      workload.duration_s="$RUN_S" "${COMMON[@]}" driver.out="$d" > "$T/log" 2>&1
-    row redis failure-free "$w" "$n" 1 "$d" $?
+command -v redis-benchmark >/dev/null || { echo "bench_redis: redis-benchmark not installed (make deps)" >&2; exit 1; }
+echo "== failure-free: the store (recreate-copy, r=2) and Redis (primary + replica, WAIT 1), ${RUN_S} s each," \
+     "redis-benchmark against the same servers as the ceiling, ${REDIS_REPS:-5} repetitions"
+for rep in $(seq 1 "${REDIS_REPS:-5}"); do
+  for w in ${REDIS_WORKLOADS:-a b c}; do
+    for n in ${REDIS_RANKS:-2 4}; do
+      d=$T/store-$w-$n-$rep load=$(load1)
+      "$ROOT/scripts/kvrun" -n "$n" --timeout 120 -- "$BIN/kv_driver" workload.workload="$w" \
+        workload.duration_s="$RUN_S" "${COMMON[@]}" store.max_value=64 store.slots_per_rank=32768 \
+        store.variant=recreate-copy store.replicas=2 driver.out="$d" > "$T/log" 2>&1
+      row store failure-free "$w" "$n" "$rep" "$d" $? "$load"
+      d=$T/redis-$w-$n-$rep load=$(load1)
+      mkdir -p "$d"
+      "$HARNESS" -- "$0" --ceiling-run "$d" "$n" workload.workload="$w" workload.duration_s="$RUN_S" \
+        "${COMMON[@]}" > "$T/log" 2>&1
+      row redis failure-free "$w" "$n" "$rep" "$d" $? "$load" "$(ceiling "$d")"
+    done
   done
 done
 
 FR=${REDIS_FAILOVER_RANKS:-4}
 echo "== failover: Redis with 3 sentinels, primary SIGKILLed at ${KILL_AT} s (kv_inject), YCSB A, $FR ranks"
 for rep in $(seq 1 "${REDIS_FAILOVER_REPS:-5}"); do
-  d=$T/failover-$rep
+  d=$T/failover-$rep load=$(load1)
   mkdir -p "$d"
   "$HARNESS" --sentinels 3 --down-after-ms 1000 -- "$0" --failover-run "$d" "$FR" > "$T/log" 2>&1
   st=$?
-  row redis failover a "$FR" "$rep" "$d" $st
+  row redis failover a "$FR" "$rep" "$d" $st "$load"
   [ -s "$d/kills.csv" ] || { echo "  (no kill logged: $(tail -1 "$d/inject.log" 2>/dev/null))"; tail -3 "$T/log"; }
 done
 

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """report.py -- every benchmark table, computed from the files of results/bench/.
 
-Each table is a function of the committed CSV files (medians over
-repetitions, with the number of runs behind each value), printed as
-Markdown.  The benchmark scripts print their tables with it, and the
+Each table is a function of the committed CSV files, printed as Markdown.
+A cell that summarises repetitions is their median with its 95% bootstrap
+interval in brackets, beside the number of runs behind it
+(analysis/stats.py, the same for the campaign figures); hang rates carry
+their Wilson interval.  Table `provenance` lists every result file with
+what its sidecar NAME.meta says made it (scripts/provenance: revision and
+dirty flag, MPI and patches, date, host shape, load, command), which
+`make report` writes into results/bench/README.md.  The benchmark scripts print their tables with it, and the
 documents carry them in marked regions that it rewrites, so no number in a
 table is ever typed:
 
@@ -15,20 +20,35 @@ table is ever typed:
   report.py update FILE ...                              rewrite the marked regions of FILE
   report.py check FILE ...                               exit 1 if a region is out of date
 
-`make report` updates docs/benchmarks.md and README.md; tests/scripts/
-test_report.sh checks that they match the committed results.  Table `loc`
+`make report` updates docs/benchmarks.md, README.md and results/bench/
+README.md; tests/scripts/test_report.sh checks that they match the
+committed results.  Table `loc`
 counts lines of the recovery code in kvstore/ instead of a result file:
 `check` leaves it out (an edit of recovery code is not a stale result).
 """
 import argparse
 import collections
 import csv
+import importlib.util
 import os
 import re
 import statistics
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def analysis_module(name):
+    """analysis/NAME.py, loaded by its path (one definition of the
+    statistics for tables and figures; no sys.path edits)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "analysis", name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+analysis_module("pyfind").ensure(("numpy", "scipy"))  # a python3 with Debian's numpy and scipy
+stats = analysis_module("stats")
 VARIANTS = ("recreate-copy", "recreate-inplace", "recreate-free", "spare")
 HISTORY_OUTCOMES = ("pass", "lost", "nonlinearizable", "divergent", "failed", "crashed", "hung",
                     "aborted")
@@ -44,9 +64,28 @@ def rows(name):
         return list(csv.DictReader(f))
 
 
+def nums(values):
+    return [float(v) for v in values if v not in ("", "NA", None)]
+
+
 def med(values):
-    vals = [float(v) for v in values if v not in ("", "NA", None)]
+    vals = nums(values)
     return statistics.median(vals) if vals else float("nan")
+
+
+def ci(values, fmt="{:.1f}", scale=1.0):
+    """'median [lo, hi]' of the values (NA without any)."""
+    return stats.text(stats.summary(nums(values)), fmt, scale)
+
+
+def kilo(values):
+    """A throughput cell in thousands: '1488k [1450k, 1510k]', '3.5k [3.1k, 3.9k]'."""
+    return ci(values, "{:.1f}k" if med(values) < 1e5 else "{:.0f}k", 1e-3)
+
+
+def hang_rate(hung, runs):
+    r, lo, hi = stats.rate(hung, runs)
+    return "NA" if r is None else f"{100 * r:.0f}% [{100 * lo:.0f}, {100 * hi:.0f}]"
 
 
 def table(head, body):
@@ -79,15 +118,16 @@ def recovery(name="recovery.csv"):
     body, hung_all, lost_all = [], 0, 0
     for (v, n, p), g in sorted(groups.items()):
         ok = [x for x in g if x["hang"] == "no"]
-        ms = lambda col: med([x[col] for x in ok]) / 1000  # noqa: E731
+        ms = lambda col: ci([x[col] for x in ok], scale=1e-3)  # noqa: E731
         lost = sum(int(x["lost"]) for x in ok if x["lost"] not in ("", "NA"))
         hung_all += len(g) - len(ok)
         lost_all += lost
-        body.append([v, n, p, len(g), len(g) - len(ok), f"{ms('detect_us'):.1f}", f"{ms('windows_us'):.1f}",
-                     f"{ms('rereplicate_us'):.1f}", f"{ms('total_us'):.1f}", lost])
+        body.append([v, n, p, len(g), len(g) - len(ok), ms("detect_us"), ms("windows_us"),
+                     ms("rereplicate_us"), ms("total_us"), lost])
     out = table(["variant", "ranks", "pairs", "runs", "hung", "detect (ms)", "windows (ms)",
                  "re-replicate (ms)", "total excl. detect (ms)", "lost in sample"], body)
-    return out + [f"{len(r)} runs: {hung_all} hung, {lost_all} pairs of the samples lost.", ""]
+    return out + [f"{len(r)} runs: {hung_all} hung, {lost_all} pairs of the samples lost. Each time is the "
+                  "median of the runs that did not hang, its 95% bootstrap interval in brackets.", ""]
 
 
 def ycsb():
@@ -95,16 +135,16 @@ def ycsb():
     if not r:
         return []
     t = {}
-    for x in r:
-        t.setdefault((x["workload"], int(x["ranks"])), {})[x["variant"]] = x["throughput_ops_per_s"]
-    kops = lambda v: "NA" if v in ("", "NA", None) else f"{float(v) / 1000:.0f}k"  # noqa: E731
-    out = table(["workload", "ranks", "none", *VARIANTS],
-                [[w.upper(), n] + [kops(c.get(v)) for v in ("none", *VARIANTS)] for (w, n), c in sorted(t.items())])
-    out += ["Failure-free overhead on YCSB B (throughput of `none` / variant - 1):", ""]
+    for x in r:  # older files have one run per cell and no repetition column
+        t.setdefault((x["workload"], int(x["ranks"])), {}).setdefault(x["variant"], []).append(
+            x["throughput_ops_per_s"])
+    out = table(["workload", "ranks", "none", *VARIANTS, "runs per cell"],
+                [[w.upper(), n] + [kilo(c.get(v, [])) for v in ("none", *VARIANTS)]
+                 + [min(len(nums(c.get(v, []))) for v in ("none", *VARIANTS))] for (w, n), c in sorted(t.items())])
+    out += ["Failure-free overhead on YCSB B (median throughput of `none` / variant's - 1):", ""]
     for (w, n), c in sorted(t.items()):
-        if w == "b" and c.get("none", "NA") not in ("", "NA"):
-            parts = [f"{v} {(float(c['none']) / float(c[v]) - 1) * 100:+.0f}%" for v in VARIANTS
-                     if c.get(v, "NA") not in ("", "NA")]
+        if w == "b" and nums(c.get("none", [])):
+            parts = [f"{v} {(med(c['none']) / med(c[v]) - 1) * 100:+.0f}%" for v in VARIANTS if nums(c.get(v, []))]
             out.append(f"- {n} ranks: " + ", ".join(parts))
     return out + [""]
 
@@ -120,11 +160,12 @@ def soak_history(groups):
         total.update(out)
         total["runs"] += len(g)
         sc = collections.Counter(x["scenario"] for x in g)
-        body.append([v, b, len(g), *(out[o] for o in HISTORY_OUTCOMES), sum(int(x["orphans"] or 0) for x in g),
+        body.append([v, b, len(g), *(out[o] for o in HISTORY_OUTCOMES), hang_rate(out["hung"], len(g)),
+                     sum(int(x["orphans"] or 0) for x in g),
                      sum(killed_rank0(x["victims"]) for x in g), sum(int(x["ops"] or 0) for x in g),
                      ", ".join(f"{k} {n}" for k, n in sc.items())])
-    out = table(["variant", "backend", "runs", *HISTORY_OUTCOMES, "orphans", "rank 0 killed", "operations",
-                 "scenarios (runs)"], body)
+    out = table(["variant", "backend", "runs", *HISTORY_OUTCOMES, "hang rate [95% CI]", "orphans", "rank 0 killed",
+                 "operations", "scenarios (runs)"], body)
     return out + [f"{total['runs']} runs: " + ", ".join(f"{total[o]} {o}" for o in HISTORY_OUTCOMES), ""]
 
 
@@ -148,8 +189,9 @@ def soak(name="soak.csv"):
         out = [x["outcome"] for x in g]
         sc = collections.Counter(x.get("scenario", "single") for x in g)  # old files: single only
         body.append([v, b, len(g), out.count("pass"), out.count("fail"), out.count("hang"),
-                     ", ".join(f"{k} {n}" for k, n in sc.items())])
-    return table(["variant", "backend", "runs", "passed", "failed", "hung", "scenarios (runs)"], body)
+                     hang_rate(out.count("hang"), len(g)), ", ".join(f"{k} {n}" for k, n in sc.items())])
+    return table(["variant", "backend", "runs", "passed", "failed", "hung", "hang rate [95% CI]",
+                  "scenarios (runs)"], body)
 
 
 def checkpoint_cost(r):
@@ -159,8 +201,8 @@ def checkpoint_cost(r):
             cost.setdefault((int(x["ranks"]), int(x["pairs_per_rank"])), []).append(x)
     return table(["ranks", "pairs per rank", "MB per rank", "checkpoint (s)", "checkpoint MB/s, all ranks",
                   "plain write+fsync MB/s, all ranks", "runs"],
-                 [[n, p, f"{med([x['bytes'] for x in g]) / n / 1e6:.1f}", f"{med([x['ckpt_s'] for x in g]):.3f}",
-                   f"{med([x['ckpt_mb_s'] for x in g]):.0f}", f"{med([x['disk_mb_s'] for x in g]):.0f}", len(g)]
+                 [[n, p, f"{med([x['bytes'] for x in g]) / n / 1e6:.1f}", ci([x["ckpt_s"] for x in g], "{:.3f}"),
+                   ci([x["ckpt_mb_s"] for x in g], "{:.0f}"), ci([x["disk_mb_s"] for x in g], "{:.0f}"), len(g)]
                   for (n, p), g in sorted(cost.items())]) if cost else []
 
 
@@ -173,8 +215,8 @@ def checkpoint_overhead(r):
     for iv in sorted({float(x["interval_s"]) for x in ov}, reverse=True):
         g = [x["ops_per_s"] for x in ov if float(x["interval_s"]) == iv]
         t = med(g)
-        body.append(["none" if iv == 0 else f"{iv:g}", f"{t:.0f}", f"{(base / t - 1) * 100:+.1f}%", len(g)])
-    return table(["checkpoint interval (s)", "throughput (ops/s)", "overhead", "runs"], body)
+        body.append(["none" if iv == 0 else f"{iv:g}", ci(g, "{:.0f}"), f"{(base / t - 1) * 100:+.1f}%", len(g)])
+    return table(["checkpoint interval (s)", "throughput (ops/s)", "overhead (of the medians)", "runs"], body)
 
 
 def checkpoint_against_recovery(rs, rec):
@@ -184,7 +226,7 @@ def checkpoint_against_recovery(rs, rec):
         g = [x for x in rs if int(x["pairs_per_rank"]) == per_rank]
         cells.append(med([float(x["job_start_s"]) + float(x["reload_s"]) + float(x["resume_s"]) for x in g]))
     body = [["checkpoint/restart (kill 0.5 s after a checkpoint)", f"{cells[0]:.2f}", f"{cells[1]:.2f}",
-             f"{med([x['lost_writes'] for x in rs]):.0f} (median)"]]
+             f"{med([x['lost_writes'] for x in rs]):.0f} (median)"]]  # medians: the intervals are in the tables around
     for v in VARIANTS:
         cells = []
         for pairs in (100000, 1000000):
@@ -206,8 +248,8 @@ def checkpoint():
         out += checkpoint_against_recovery(rs, rec)
     if rs:
         out += table(["pairs per rank (4 ranks)", "job start (s)", "reload (s)", "resume (s)", "writes lost", "runs"],
-                     [[p, f"{med([x['job_start_s'] for x in g]):.2f}", f"{med([x['reload_s'] for x in g]):.3f}",
-                       f"{med([x['resume_s'] for x in g]):.4f}", f"{med([x['lost_writes'] for x in g]):.0f}", len(g)]
+                     [[p, ci([x["job_start_s"] for x in g], "{:.2f}"), ci([x["reload_s"] for x in g], "{:.3f}"),
+                       ci([x["resume_s"] for x in g], "{:.4f}"), ci([x["lost_writes"] for x in g], "{:.0f}"), len(g)]
                       for p in sorted({int(x["pairs_per_rank"]) for x in rs})
                       for g in [[x for x in rs if int(x["pairs_per_rank"]) == p]]])
     return out
@@ -222,7 +264,7 @@ def proposed():
         others = sorted({x["variant"] for x in rec} - {"proposed"})
         t = lambda v, n, p: med([x["total_us"] for x in rec if x["variant"] == v and int(x["ranks"]) == n  # noqa: E731
                                  and int(x["pairs"]) == p and x["hang"] == "no"])
-        out += table(["ranks", "pairs"] + [f"{v} / proposed, recovery" for v in others],
+        out += table(["ranks", "pairs"] + [f"{v} / proposed, median recovery" for v in others],
                      [[n, p] + [f"{t(v, n, p) / t('proposed', n, p):.2f}" for v in others] for n, p in cells])
     ov = rows("proposed-overhead.csv")
     if ov:
@@ -231,30 +273,45 @@ def proposed():
             g = lambda v: [x["throughput_ops_per_s"] for x in ov  # noqa: E731
                            if x["variant"] == v and x["workload"] == wl and int(x["ranks"]) == n]
             none, copy, prop = med(g("none")), med(g("recreate-copy")), med(g("proposed"))
-            body.append([f"YCSB {wl.upper()}", n, f"{none:.0f}", f"{copy:.0f} ({(copy / none - 1) * 100:+.1f}%)",
-                         f"{prop:.0f} ({(prop / none - 1) * 100:+.1f}%)", f"{prop / copy:.3f}", len(g("proposed"))])
-        out += table(["workload", "ranks", "none (ops/s)", "recreate-copy", "proposed", "proposed / recreate-copy",
-                      "runs each"], body)
+            body.append([f"YCSB {wl.upper()}", n, kilo(g("none")),
+                         f"{kilo(g('recreate-copy'))} ({(copy / none - 1) * 100:+.1f}%)",
+                         f"{kilo(g('proposed'))} ({(prop / none - 1) * 100:+.1f}%)", f"{prop / copy:.3f}",
+                         len(g("proposed"))])
+        out += table(["workload", "ranks", "none (ops/s)", "recreate-copy", "proposed",
+                      "proposed / recreate-copy (medians)", "runs each"], body)
     return out
 
 
 def redis():
-    """The store against Redis: failure-free side by side, and the failovers."""
+    """The store against Redis: failure-free side by side, with
+    redis-benchmark's ceiling from the same runs, and the failovers."""
     r = rows("redis.csv")
     if not r:
         return []
     ff = {}
-    for x in r:
+    for x in r:  # older files have no ceiling or load columns: NA
         if x["kind"] == "failure-free":
-            ff.setdefault((x["workload"], int(x["ranks"])), {})[x["system"]] = x
-    k = lambda v, d: "NA" if v in ("", "NA") else f"{float(v) / 1000:.{d}f}k"  # noqa: E731
-    pp = lambda x, d: f"{float(x['p50_us']):.{d}f} / {float(x['p99_us']):.0f}"  # noqa: E731
-    body = [[w.upper(), n, k(c["store"]["throughput_ops_per_s"], 0), k(c["redis"]["throughput_ops_per_s"], 1),
-             f"{float(c['store']['throughput_ops_per_s']) / float(c['redis']['throughput_ops_per_s']):.0f}x",
-             pp(c["store"], 1), pp(c["redis"], 1)]
-            for (w, n), c in sorted(ff.items()) if "store" in c and "redis" in c]
-    out = table(["workload", "ranks", "store (ops/s)", "Redis (ops/s)", "store / Redis", "store p50 / p99 (us)",
-                 "Redis p50 / p99 (us)"], body)
+            ff.setdefault((x["workload"], int(x["ranks"])), {}).setdefault(x["system"], []).append(x)
+    col = lambda g, c: [x.get(c, "NA") for x in g]  # noqa: E731
+    ratio = lambda a, b: "NA" if not nums(a) or not nums(b) else f"{med(a) / med(b):.2f}"  # noqa: E731
+    body = []
+    for (w, n), c in sorted(ff.items()):
+        st, rd = c.get("store", []), c.get("redis", [])
+        loads = nums(col(st + rd, "load_1min"))
+        body.append([w.upper(), n, kilo(col(st, "throughput_ops_per_s")), kilo(col(rd, "throughput_ops_per_s")),
+                     kilo(col(rd, "ceiling_ops_per_s")), ratio(col(rd, "throughput_ops_per_s"), col(rd, "ceiling_ops_per_s")),
+                     ratio(col(st, "throughput_ops_per_s"), col(rd, "throughput_ops_per_s")),
+                     f"{med(col(st, 'p50_us')):.2f} / {med(col(st, 'p99_us')):.0f}",
+                     f"{med(col(rd, 'p50_us')):.1f} / {med(col(rd, 'p99_us')):.0f}",
+                     f"{len(st)} / {len(rd)}", f"{max(loads):.2f}" if loads else "NA"])
+    out = table(["workload", "ranks", "store (ops/s)", "Redis (ops/s)", "redis-benchmark ceiling (ops/s)",
+                 "Redis / ceiling", "store / Redis", "store p50 / p99 (us)", "Redis p50 / p99 (us)",
+                 "runs (store / Redis)", "highest load"], body)
+    out += ["Throughputs are medians of the runs with their 95% bootstrap interval; the ratios are of the "
+            "medians, the latencies medians of the runs' percentiles. The ceiling is redis-benchmark against "
+            "the same servers in the same run, one client per rank, its GET and SET rates mixed in the "
+            "workload's shares (writes without WAIT). Load: the highest 1-minute load average before a run "
+            "of the cell (NA: not recorded).", ""]
     fo = [x for x in r if x["kind"] == "failover"]
     if fo:
         out += table(["failover run", "ranks", "kill to first write, first rank (ms)",
@@ -263,8 +320,8 @@ def redis():
                        x["degraded_writes"], x["status"]] for x in fo])
         first = [float(x["failover_first_ms"]) for x in fo if x["failover_first_ms"] not in ("", "NA")]
         if first:
-            out += [f"{len(fo)} failovers: kill to the first acknowledged write {min(first):.0f}-{max(first):.0f} ms "
-                    f"(median {statistics.median(first):.0f} ms) on the first rank to write again.", ""]
+            out += [f"{len(fo)} failover{'s' if len(fo) > 1 else ''}: kill to the first acknowledged write on the first rank to write again "
+                    f"{ci(first, '{:.0f}')} ms (median [95% CI]), range {min(first):.0f}-{max(first):.0f} ms.", ""]
     return out
 
 
@@ -313,9 +370,45 @@ def loc():
     return table(["variant", "its own file", "failure detection (watchdog)", "shared recovery", "total"], body)
 
 
+def sidecar(csv_name):
+    """NAME.meta of NAME.csv (scripts/provenance's "key: value" lines; the
+    first record when a resumed run appended more), or {}."""
+    path = os.path.join(BENCH, csv_name[:-len(".csv")] + ".meta")
+    out = {}
+    try:
+        for line in open(path, encoding="utf-8"):
+            if line.startswith((" ", "resumed:")):
+                break
+            k, _, v = line.rstrip("\n").partition(": ")
+            out.setdefault(k, v)
+    except OSError:
+        pass
+    return out
+
+
+def provenance():
+    """Every result file and what made it, from its sidecar."""
+    if not os.path.isdir(BENCH):
+        return []
+    body = []
+    for name in sorted(n for n in os.listdir(BENCH) if n.endswith(".csv")):
+        m = sidecar(name)
+        nrows = len(rows(name))
+        if not m:
+            body.append([f"`{name}`", nrows, "no record (measured before provenance records were kept)",
+                         "", "", "", ""])
+            continue
+        mpi = m.get("mpi", "") + (f", patches: {m['mpi patches']}" if m.get("mpi patches", "none") != "none" else "")
+        body.append([f"`{name}`", nrows, m.get("revision", "?"), m.get("date", "?"), mpi.replace("|", "/"),
+                     f"{m.get('host', '?')}; load {m.get('load', '?')}", f"`{m.get('command', '?')}`"])
+    return table(["file", "rows", "revision", "date", "MPI", "host", "command"], body)
+
+
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery, "ycsb": ycsb,
           "soak": soak, "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
-          "proposed": proposed, "redis": redis, "loc": loc}
+          "proposed": proposed, "redis": redis, "loc": loc, "provenance": provenance}
+# Tables computed from the source, not from result files: `check` leaves them.
+SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
 PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recovery": "recovery.csv",
            "ycsb": "ycsb.csv", "soak": "soak.csv", "hangs-rdma": "hangs-rdma.csv",
@@ -339,7 +432,7 @@ def rewrite(text, where, results_only=False):
     regions of tables that count the source, not a result file)."""
     def one(m):
         names = m.group(2).split()
-        if results_only and any(n not in PRIMARY for n in names):
+        if results_only and any(n in SOURCE_TABLES for n in names):
             return m.group(0)
         return m.group(1) + render(names) + m.group(4)
     if "<!-- report:" in text and not REGION.search(text):

@@ -26,11 +26,12 @@
 # to results/bench/soak.meta (scripts/provenance), and prints a summary.
 # `SET=hangs-rdma make soak` instead measures the hang rate of every
 # variant on osc/rdma with tests/mpi/store_kill (results/bench/
-# hangs-rdma.csv: variant,backend,scenario,ranks,seed,outcome,seconds).
+# hangs-rdma.csv: variant,backend,scenario,ranks,seed,outcome,seconds;
+# hangs-rdma.meta says what made it).
 # VARIANTS, SCENARIOS and OUT narrow or redirect a run.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BENCH=$ROOT/results/bench
+BENCH=${BENCH_OUT:-$ROOT/results/bench}  # BENCH_OUT: elsewhere (a trial at a small size)
 RUNS=${RUNS:-31}
 TIMEOUT=${TIMEOUT:-40}
 SECONDS_=${SECONDS_:-1.5}
@@ -94,6 +95,8 @@ history_soak() {
 hang_soak() {
   local out=${OUT:-$BENCH/hangs-rdma.csv} v seed n o log t0 ms sp
   echo "variant,backend,scenario,ranks,seed,outcome,seconds" > "$out"
+  "$ROOT/scripts/provenance" "SET=hangs-rdma VARIANTS='$VARIANTS' RDMA_RUNS=${RDMA_RUNS:-100} RDMA_TIMEOUT=${RDMA_TIMEOUT:-15} make soak" \
+    > "${out%.csv}.meta"
   for v in $VARIANTS; do
     sp=0; [ "$v" = spare ] && sp=1
     n=$((4 + sp))

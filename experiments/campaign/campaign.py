@@ -1,21 +1,35 @@
 #!/usr/bin/env python3
 """campaign.py -- expand, run and track experiment campaigns.
 
-A campaign file (format in docs/formats.md) lists a sweep; it
-expands to runs with stable identifiers (derived from their parameters), so
-a rerun skips runs that finished and retries the others.  Commands:
+A campaign file (format in docs/formats.md) lists a sweep; it expands to
+runs with stable identifiers (derived from their parameters and the
+campaign seed).  Each run draws its own failure and workload seeds from
+the campaign seed and its identifier, so repetitions differ and a rerun of
+one identifier repeats it exactly.  A run keeps its outcome: a rerun skips
+runs that finished and also those that failed, crashed or hung, unless
+--retry-failed asks for them again.  Where runs go (this host, the test
+cluster, a hostfile, a Slurm allocation) is scripts/kvrun's choice, with
+the shape each run asks for (shape.py).  Commands:
 
   campaign.py list FILE              the runs it expands to
-  campaign.py run FILE               run them here, one after another
-  campaign.py run-one FILE INDEX     run one (what a Slurm array task does)
+  campaign.py run FILE [--retry-failed] [--cluster | --hostfile F]
+                                     run them here, one after another
+  campaign.py run-one FILE RUN       run one, by number in `list` or by id
+                                     (what a Slurm array task does)
+  campaign.py check FILE --nodes N --cores-per-node C
+                                     can a cluster of that shape hold every run?
   campaign.py plan FILE              settings and runs with their status, as JSON
                                      (what slurm/slurm_submit.py submits)
-  campaign.py status FILE [--queued] finished / failed / hung / pending
+  campaign.py status FILE            finished / failed / hung / not run
   campaign.py gather FILE            rebuild runs.csv from the run directories
+  campaign.py record FILE RUN STATUS REASON
+                                     a run that ended without a result (its
+                                     Slurm task died): the runner's meta.json
 Results go to $KV_RESULTS (default results/)/CAMPAIGN/RUN_ID/.  This file
 knows nothing of Slurm: slurm/ calls these commands.
 """
 import argparse
+import collections
 import hashlib
 import itertools
 import json
@@ -26,11 +40,15 @@ import sys
 import time
 
 import cfgfile
+import shape
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAUNCH_KEYS = {"ranks", "nodes", "ranks_per_node"}
 CAMPAIGN_KEYS = {"name", "repetitions", "time_limit_s", "spares_for_spare_variant",
-                 "description", "throttle", "account", "partition", "modules"}
+                 "description", "throttle", "account", "partition", "modules", "seed", "mca",
+                 "interface"}
+OUTCOMES = ("finished", "failed", "crashed", "hung")
+SEED_ITEM = re.compile(r"(^|[;\n])\s*seed\s*=")
 SECTIONS = {"campaign", "sweep", "fixed", "slurm"}
 NAME_RE = re.compile(r"^(store|workload|driver)\.[a-z_]+$|^(ranks|nodes|ranks_per_node)$")
 
@@ -74,6 +92,9 @@ def check_entry(section, name, value, where, out):
                             "ranks, nodes or ranks_per_node")
     if name in out[section]:
         raise CampaignError(f"{where}: {name!r} given twice")
+    if name == "workload.seed" or (name == "driver.failures" and SEED_ITEM.search(value)):
+        raise CampaignError(f"{where}: {name}: seeds are drawn for each run from [campaign] seed "
+                            "and the run id; set [campaign] seed instead")
     if section == "sweep":
         items = [v.strip() for v in value.split(",")]
         if any(not v for v in items):
@@ -81,9 +102,10 @@ def check_entry(section, name, value, where, out):
         out[section][name] = items
     else:
         out[section][name] = value
-    if name in LAUNCH_KEYS | {"repetitions", "time_limit_s", "throttle", "spares_for_spare_variant"}:
+    if name in LAUNCH_KEYS | {"repetitions", "time_limit_s", "throttle", "spares_for_spare_variant", "seed"}:
         for v in (out[section][name] if section == "sweep" else [value]):
-            if not re.fullmatch(r"[1-9][0-9]*", v) and not (name == "spares_for_spare_variant" and v == "0"):
+            if not re.fullmatch(r"[1-9][0-9]*", v) and not (name in ("spares_for_spare_variant", "seed")
+                                                            and v == "0"):
                 raise CampaignError(f"{where}: {name} must be a positive integer, not {v!r}")
 
 
@@ -102,40 +124,60 @@ def finish(c, path):
 
 
 def expand(c):
-    """The list of runs: dicts with 'params', 'launch', 'id', 'rep'."""
+    """The list of runs: dicts with 'params', 'launch' (shape.launch_of),
+    'id', 'rep' and 'seeds'."""
     keys = sorted(c["sweep"])
     reps = int(c["campaign"].get("repetitions", "1"))
-    runs = []
+    seed = int(c["campaign"].get("seed", "1"))
+    runs, seen = [], set()
     for combo in itertools.product(*(c["sweep"][k] for k in keys)):
         params = dict(c["fixed"])
         params.update(zip(keys, combo))
-        if params.get("store.variant") == "none" and params.get("store.replicas", "1") != "1":
-            continue  # the baseline has no replicas: one run per sweep point, r = 1
         if params.get("store.variant") == "none":
-            params["store.replicas"] = "1"
-        launch = {k: int(params.pop(k)) for k in list(params) if k in LAUNCH_KEYS}
-        launch.setdefault("nodes", 1)
+            params["store.replicas"] = "1"  # the baseline has no replicas: r = 1 (duplicates go below)
+        asked = {k: int(params.pop(k)) for k in list(params) if k in LAUNCH_KEYS}
+        spares = 0
         if params.get("store.variant") == "spare" and "store.spares" not in params:
-            n = int(c["campaign"].get("spares_for_spare_variant", "1"))
-            params["store.spares"] = str(n)
-            launch["ranks"] += n
+            spares = int(c["campaign"].get("spares_for_spare_variant", "1"))
+            params["store.spares"] = str(spares)
+        launch = shape.launch_of(asked, spares)
         for rep in range(1, reps + 1):
-            runs.append(make_run(params, launch, rep))
-    ids = [r["id"] for r in runs]
-    if len(set(ids)) != len(ids):
-        raise CampaignError("two runs expand to the same identifier")
+            run = make_run(params, launch, rep, seed)
+            if run["id"] not in seen:  # one baseline per point of the others
+                seen.add(run["id"])
+                runs.append(run)
     return runs
 
 
-def make_run(params, launch, rep):
-    desc = json.dumps({"p": params, "l": launch}, sort_keys=True)
+def make_run(params, launch, rep, seed):
+    where = {"ranks": launch["ranks"], "nodes": launch["nodes"]}
+    if launch["ranks_per_node"]:
+        where["ranks_per_node"] = launch["ranks_per_node"]
+    desc = json.dumps({"p": params, "l": where, "s": seed}, sort_keys=True)
     digest = hashlib.sha1(desc.encode()).hexdigest()[:8]
     short = "-".join(x for x in (params.get("store.variant", "recreate-copy"),
                                  params.get("store.backend", "allocate"),
                                  f"n{launch['ranks']}", f"r{params.get('store.replicas', '2')}",
                                  params.get("workload.workload", "custom")) if x)
-    return {"params": params, "launch": launch, "rep": rep,
-            "id": f"{short}-{digest}-rep{rep}"}
+    rid = f"{short}-{digest}-rep{rep}"
+    return {"params": params, "launch": launch, "rep": rep, "id": rid,
+            "seeds": {"failure": draw_seed(seed, rid, "failure"), "workload": draw_seed(seed, rid, "workload")}}
+
+
+def draw_seed(campaign_seed, run_id, what):
+    """A run's own seed for `what`, from the campaign seed and its id: the
+    same on every machine and every rerun (1 .. 2^62)."""
+    h = hashlib.sha256(f"{campaign_seed}/{run_id}/{what}".encode()).digest()
+    return (int.from_bytes(h[:8], "big") >> 2) or 1
+
+
+def driver_args(run):
+    """The run's driver settings, its seeds included."""
+    p = dict(run["params"])
+    p["workload.seed"] = str(run["seeds"]["workload"])
+    if p.get("driver.failures"):
+        p["driver.failures"] = f"{p['driver.failures'].rstrip().rstrip(';')}; seed={run['seeds']['failure']}"
+    return [f"{k}={v}" for k, v in sorted(p.items())]
 
 
 def results_dir(c):
@@ -143,7 +185,9 @@ def results_dir(c):
 
 
 def run_status(rdir):
-    """finished, failed, crashed, hung, aborted, or None when never run."""
+    """finished, failed, crashed, hung, aborted, or None when never run (a
+    run without its meta.json; runs that started are given one at their
+    end)."""
     meta = os.path.join(rdir, "meta.json")
     try:
         return json.load(open(meta)).get("status")
@@ -151,28 +195,48 @@ def run_status(rdir):
         return None
 
 
-def run_one(c, run):
+def kvrun_command(c, run, where, dry=False):
+    """scripts/kvrun's command line for a run: its shape, the campaign's
+    network interface, the place (where: [] for kvrun's own choice,
+    ['--cluster'] or ['--hostfile', F])."""
+    cmd = [os.path.join(ROOT, "scripts", "kvrun")] + shape.kvrun_args(run["launch"]) + list(where)
+    cmd += ["--timeout", c["campaign"].get("time_limit_s", "300")]
+    if c["campaign"].get("interface"):
+        cmd += ["--if", c["campaign"]["interface"]]
+    return cmd + (["--dry-run"] if dry else [])
+
+
+def kvrun_env(c, **more):
+    """The environment of a launch: the campaign's MCA settings (KV_MCA)."""
+    env = dict(os.environ, **more)
+    if c["campaign"].get("mca"):
+        env["KV_MCA"] = (env.get("KV_MCA", "") + " " + c["campaign"]["mca"]).strip()
+    return env
+
+
+def run_one(c, run, where=()):
     """Run one run here under the launcher; returns its status."""
     rdir = os.path.join(results_dir(c), run["id"])
     os.makedirs(rdir, exist_ok=True)
-    for stale in ("kills.csv", "meta.json"):  # a retry starts clean
+    for stale in ("kills.csv", "meta.json", "launch.txt"):  # a retry starts clean
         if os.path.exists(os.path.join(rdir, stale)):
             os.remove(os.path.join(rdir, stale))
-    args = [f"{k}={v}" for k, v in sorted(run["params"].items())]
+    args = driver_args(run)
     args += [f"driver.out={rdir}", f"driver.campaign={c['campaign']['name']}",
              f"driver.run_id={run['id']}", "driver.progress=0"]
-    limit = c["campaign"].get("time_limit_s", "300")
-    cmd = [os.path.join(ROOT, "scripts", "kvrun"), "-n", str(run["launch"]["ranks"]),
-           "--timeout", limit, "--out", os.path.join(rdir, "ranks"), "--",
+    cmd = kvrun_command(c, run, where) + ["--out", os.path.join(rdir, "ranks"), "--",
            os.path.join(os.environ.get("KV_BUILD") or os.path.join(ROOT, "build"), "bin", "kv_driver")] + args
+    env = kvrun_env(c, KVRUN_CMD_FILE=os.path.join(rdir, "launch.txt"))
     t0 = time.time()
+    with open(os.path.join(rdir, "started.json"), "w") as f:  # the batch system's trace
+        json.dump({"job_id": slurm_job_id(), "host": os.uname().nodename, "time": t0}, f)
     ckpt = run["params"].get("store.variant") == "checkpoint-restart"
     if ckpt:  # a death ends the job (no ULFM); the launcher restarts it below
         if "store.checkpoint_dir" not in run["params"]:
             cmd.append(f"store.checkpoint_dir={os.path.join(rdir, 'checkpoints')}")
         cmd.insert(cmd.index("--"), "--no-ft")
     with open(os.path.join(rdir, "launcher.log"), "w") as log:
-        rc = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT)
+        rc = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     if ckpt and rc != 0 and os.path.exists(os.path.join(rdir, "kills.csv")):
         # Checkpoint/restart: start the job again at once; it reloads the
         # latest checkpoint and runs the workload on, without the failures.
@@ -182,28 +246,50 @@ def run_one(c, run):
         with open(os.path.join(rdir, "launcher.log"), "a") as log:
             log.write(f"campaign.py: job ended (kvrun exit {rc}); restarting it to restore\n")
             log.flush()
-            rc = subprocess.call(again, stdout=log, stderr=subprocess.STDOUT)
+            rc = subprocess.call(again, stdout=log, stderr=subprocess.STDOUT, env=env)
         with open(os.path.join(rdir, "restart.json"), "w") as f:
             json.dump({"job_ended_and_restarted_wallclock": ended,
                        "second_job_exit": rc}, f, indent=1)
     status = {0: "finished", 1: "failed", 2: "crashed", 3: "hung", 4: "aborted"}.get(rc, "failed")
     if status != "finished" or run_status(rdir) is None:
-        write_stub_meta(c, run, rdir, status if status != "finished" else "failed", t0)
+        write_stub_meta(c, run, rdir, status if status != "finished" else "failed", time.time() - t0)
+    add_launch(rdir)
     return run_status(rdir)
 
 
-def write_stub_meta(c, run, rdir, status, t0):
-    """A run that ended without its own meta.json still says what it was."""
+def add_launch(rdir):
+    """meta.json gets the exact launch command kvrun wrote (launch.txt)."""
+    try:
+        with open(os.path.join(rdir, "launch.txt")) as f:
+            line = f.read().strip()
+        with open(os.path.join(rdir, "meta.json")) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return
+    meta["launch_command"] = line
+    with open(os.path.join(rdir, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=2)
+        f.write("\n")
+
+
+def write_stub_meta(c, run, rdir, status, wall_s, reason=None):
+    """A run that ended without its own meta.json still says what it was
+    (nodes: the nodes it asked for; the driver's own counts those it got)."""
+    args = dict(a.split("=", 1) for a in driver_args(run))
     meta = {"campaign": c["campaign"]["name"], "run_id": run["id"], "status": status,
             "variant": run["params"].get("store.variant", "recreate-copy"),
             "backend": run["params"].get("store.backend", "allocate"),
             "ranks": run["launch"]["ranks"], "nodes": run["launch"]["nodes"],
             "replicas": int(run["params"].get("store.replicas", "2")),
-            "failures": run["params"].get("driver.failures", ""),
-            "job_id": slurm_job_id(),
-            "wall_s": round(time.time() - t0, 3), "params": run["params"]}
+            "failures": args.get("driver.failures", ""),
+            "failure_seed": run["seeds"]["failure"], "workload_seed": run["seeds"]["workload"],
+            "job_id": slurm_job_id(), "wall_s": None if wall_s is None else round(wall_s, 3),
+            "params": run["params"]}
+    if reason:
+        meta["reason"] = reason
     with open(os.path.join(rdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=2)
+        f.write("\n")
 
 
 def slurm_job_id():
@@ -220,7 +306,8 @@ def write_index(c, runs):
     with open(os.path.join(d, "campaign.json"), "w") as f:
         json.dump({"campaign": c, "runs": runs}, f, indent=1)
     with open(os.path.join(d, "runs.csv"), "w") as f:
-        f.write("run_id,variant,backend,ranks,nodes,replicas,workload,failures,repetition,status,wall_s\n")
+        f.write("run_id,variant,backend,ranks,nodes,replicas,workload,failures,repetition,"
+                "failure_seed,workload_seed,status,wall_s\n")
         for r in runs:
             rdir = os.path.join(d, r["id"])
             meta = {}
@@ -229,23 +316,50 @@ def write_index(c, runs):
             except (OSError, ValueError):
                 pass
             p = r["params"]
-            wall = meta.get("wall_s", meta.get("run_s", "NA"))
+            wall = meta.get("wall_s", meta.get("run_s")) or "NA"
             fail = p.get("driver.failures", "").replace('"', "'")
             f.write(f"{r['id']},{p.get('store.variant', 'recreate-copy')},{p.get('store.backend', 'allocate')},"
-                    f"{r['launch']['ranks']},{r['launch']['nodes']},{p.get('store.replicas', '2')},"
-                    f"{p.get('workload.workload', 'custom')},\"{fail}\",{r['rep']},"
+                    f"{r['launch']['ranks']},{meta.get('nodes', r['launch']['nodes'])},"
+                    f"{p.get('store.replicas', '2')},{p.get('workload.workload', 'custom')},\"{fail}\","
+                    f"{r['rep']},{r['seeds']['failure']},{r['seeds']['workload']},"
                     f"{meta.get('status', 'pending')},{wall}\n")
 
 
-def cmd_run(c, runs):
-    todo = [r for r in runs if run_status(os.path.join(results_dir(c), r["id"])) != "finished"]
-    print(f"campaign {c['campaign']['name']}: {len(runs)} runs, {len(runs) - len(todo)} already "
-          f"finished, {len(todo)} to run; results in {results_dir(c)}", flush=True)
-    counts = {"finished": 0, "failed": 0, "crashed": 0, "hung": 0}
+def preflight(c, runs, where):
+    """Every shape of the campaign can be launched here: kvrun --dry-run
+    says so, or the message says which group cannot and why."""
+    seen = {}
+    for r in runs:
+        seen.setdefault(shape.key(r["launch"]), r)
+    for r in seen.values():
+        res = subprocess.run(kvrun_command(c, r, where, dry=True) + ["--", "true"], capture_output=True,
+                             text=True, env=kvrun_env(c))
+        if res.returncode != 0:
+            why = res.stderr.strip().splitlines()[-1] if res.stderr.strip() else f"exit {res.returncode}"
+            raise CampaignError(f"runs of {shape.describe(r['launch'])} (e.g. {r['id']}) cannot be "
+                                f"launched here: {why}")
+
+
+def to_run(c, runs, retry):
+    """The runs a `run` does: never run, or (retry) failed, crashed, hung."""
+    again = OUTCOMES[1:] if retry else ()
+    return [r for r in runs if run_status(os.path.join(results_dir(c), r["id"])) in (None,) + again]
+
+
+def cmd_run(c, runs, retry, where):
+    todo = to_run(c, runs, retry)
+    by = collections.Counter(run_status(os.path.join(results_dir(c), r["id"])) for r in runs)
+    kept = sum(by[o] for o in OUTCOMES[1:]) if not retry else 0
+    print(f"campaign {c['campaign']['name']}: {len(runs)} runs, {by['finished']} already finished, "
+          f"{kept} kept as failed or hung (--retry-failed runs them again), {len(todo)} to run; "
+          f"results in {results_dir(c)}", flush=True)
+    if todo:
+        preflight(c, todo, where)
+    counts = collections.Counter()
     t0 = time.time()
     for i, r in enumerate(todo, 1):
-        st = run_one(c, r) or "failed"
-        counts[st] = counts.get(st, 0) + 1
+        st = run_one(c, r, where) or "failed"
+        counts[st] += 1
         left = (time.time() - t0) / i * (len(todo) - i)
         print(f"[{i}/{len(todo)}] {r['id']}: {st:8s}  done {counts['finished']}, failed "
               f"{counts['failed'] + counts['crashed']}, hung {counts['hung']}, aborted "
@@ -255,14 +369,39 @@ def cmd_run(c, runs):
     return 0 if counts["failed"] + counts["crashed"] == 0 else 1
 
 
-def cmd_status(c, runs, queued):
-    by = {}
-    for r in runs:
-        st = run_status(os.path.join(results_dir(c), r["id"])) or ("pending" if queued else "not run")
-        by.setdefault(st, []).append(r["id"])
+def cmd_status(c, runs):
+    by = collections.Counter(run_status(os.path.join(results_dir(c), r["id"])) or "not run" for r in runs)
     for st in sorted(by):
-        print(f"{st:10s} {len(by[st])}")
+        print(f"{st:10s} {by[st]}")
     return 0
+
+
+def cmd_check(c, runs, nodes, cores):
+    """Can a cluster of `nodes` nodes with `cores` cores each hold every run?"""
+    overcommit = c["slurm"].get("overcommit") == "1"
+    groups = {}
+    for r in runs:
+        groups.setdefault(shape.key(r["launch"]), []).append(r)
+    bad = 0
+    print(f"campaign {c['campaign']['name']}: {len(runs)} runs in {len(groups)} groups, against "
+          f"{nodes} nodes of {cores} cores")
+    for g, (k, rs) in enumerate(sorted(groups.items())):
+        why = shape.problems(rs[0]["launch"], nodes, cores, overcommit)
+        for r in rs:  # settings the driver would refuse for want of ranks
+            data = r["launch"]["ranks"] - r["launch"]["spares"]
+            if int(r["params"].get("store.replicas", "2")) > data:
+                why.append(f"store.replicas = {r['params']['store.replicas']} with {data} data ranks")
+                break
+        what = f"group {g}: {shape.describe(rs[0]['launch'])}, {len(rs)} run{'s' if len(rs) > 1 else ''}"
+        if why:
+            bad += 1
+            print(f"campaign: error: {what} (e.g. {rs[0]['id']}): {'; '.join(why)}", file=sys.stderr)
+        else:
+            print(f"  ok  {what}")
+    if bad:
+        print(f"campaign: {bad} of {len(groups)} groups cannot run on {nodes} nodes x {cores} cores",
+              file=sys.stderr)
+    return 2 if bad else 0
 
 
 def cmd_plan(c, runs):
@@ -273,7 +412,10 @@ def cmd_plan(c, runs):
         "time_limit_s": int(camp.get("time_limit_s", "300")), "throttle": camp.get("throttle", "4"),
         "slurm": c["slurm"],
         "runs": [{"index": i, "id": r["id"], "nodes": r["launch"]["nodes"], "ranks": r["launch"]["ranks"],
-                  "ranks_per_node": r["launch"].get("ranks_per_node", 0),
+                  "ranks_per_node": r["launch"]["ranks_per_node"],
+                  "tasks_per_node": shape.busiest(r["launch"]),
+                  "problems": shape.problems(r["launch"]),
+                  "dir": os.path.join(results_dir(c), r["id"]),
                   "status": run_status(os.path.join(results_dir(c), r["id"]))}
                  for i, r in enumerate(runs)]}, indent=1))
     return 0
@@ -281,18 +423,33 @@ def cmd_plan(c, runs):
 
 def cmd_list(c, runs):
     for i, r in enumerate(runs):
-        print(i, r["id"], r["launch"]["ranks"], " ".join(f"{k}={v}" for k, v in sorted(r["params"].items())))
+        print(i, r["id"], r["launch"]["ranks"], " ".join(driver_args(r)))
     return 0
 
 
-def cmd_run_one(c, runs, index):
+def cmd_run_one(c, runs, index, where):
     run = runs[index]
-    if run_status(os.path.join(results_dir(c), run["id"])) == "finished":
+    st = run_status(os.path.join(results_dir(c), run["id"]))
+    if st == "finished":
         print(f"{run['id']}: already finished")
         return 0
-    st = run_one(c, run)
+    st = run_one(c, run, where)
     print(f"{run['id']}: {st}")
     return 0 if st in ("finished", "hung") else 1
+
+
+def cmd_record(c, runs, index, status, reason):
+    """A run that ended without a result, as its batch system saw it."""
+    run = runs[index]
+    rdir = os.path.join(results_dir(c), run["id"])
+    if run_status(rdir) is not None:
+        print(f"{run['id']}: has its outcome already ({run_status(rdir)})")
+        return 0
+    os.makedirs(rdir, exist_ok=True)
+    write_stub_meta(c, run, rdir, status, None, reason)
+    write_index(c, runs)
+    print(f"{run['id']}: recorded {status} ({reason})")
+    return 0
 
 
 def cmd_gather(c, runs):
@@ -306,14 +463,24 @@ def arguments():
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in ("list", "run", "run-one", "plan", "status", "gather"):
+    for name in ("list", "run", "run-one", "check", "plan", "status", "gather", "record"):
         p = sub.add_parser(name)
         p.add_argument("file", metavar="FILE", help="the campaign file")
-        if name == "run-one":
-            p.add_argument("index", metavar="INDEX", type=int, help="the run's number in `list`")
-        if name == "status":
-            p.add_argument("--queued", action="store_true",
-                           help="jobs of the campaign are queued: runs not yet run are pending")
+        if name in ("run-one", "record"):
+            p.add_argument("run", metavar="RUN", help="the run's number in `list`, or its id")
+        if name == "record":
+            p.add_argument("status", choices=OUTCOMES[1:])
+            p.add_argument("reason", help="what ended it (e.g. 'Slurm: TIMEOUT')")
+        if name == "run":
+            p.add_argument("--retry-failed", action="store_true",
+                           help="run again the runs that failed, crashed or hung")
+        if name in ("run", "run-one"):
+            w = p.add_mutually_exclusive_group()
+            w.add_argument("--cluster", action="store_true", help="on the test cluster (scripts/vcluster)")
+            w.add_argument("--hostfile", metavar="F", help="on the hosts of an Open MPI hostfile")
+        if name == "check":
+            p.add_argument("--nodes", type=int, required=True, help="nodes of the cluster")
+            p.add_argument("--cores-per-node", type=int, required=True, help="cores of each node")
     return ap
 
 
@@ -326,12 +493,25 @@ def main(argv):
     except CampaignError as e:
         print(f"campaign: error: {e}", file=sys.stderr)
         return 2
-    if a.command == "run-one" and not 0 <= a.index < len(runs):
-        ap.error(f"INDEX {a.index} is not a run of {a.file} (0..{len(runs) - 1})")
-    commands = {"list": cmd_list, "run": cmd_run, "plan": cmd_plan, "gather": cmd_gather,
-                "status": lambda c, runs: cmd_status(c, runs, a.queued),
-                "run-one": lambda c, runs: cmd_run_one(c, runs, a.index)}
-    return commands[a.command](c, runs)
+    if a.command in ("run-one", "record"):
+        ids = [r["id"] for r in runs]
+        a.index = int(a.run) if re.fullmatch(r"[0-9]+", a.run) else ids.index(a.run) if a.run in ids else -1
+        if not 0 <= a.index < len(runs):
+            ap.error(f"RUN {a.run} is not a run of {a.file} (0..{len(runs) - 1}, or an id of `list`)")
+    if a.command == "check" and (a.nodes < 1 or a.cores_per_node < 1):
+        ap.error("--nodes and --cores-per-node must be positive")
+    where = ["--cluster"] if getattr(a, "cluster", False) else \
+        ["--hostfile", a.hostfile] if getattr(a, "hostfile", None) else []
+    commands = {"list": cmd_list, "plan": cmd_plan, "gather": cmd_gather, "status": cmd_status,
+                "run": lambda c, runs: cmd_run(c, runs, a.retry_failed, where),
+                "run-one": lambda c, runs: cmd_run_one(c, runs, a.index, where),
+                "check": lambda c, runs: cmd_check(c, runs, a.nodes, a.cores_per_node),
+                "record": lambda c, runs: cmd_record(c, runs, a.index, a.status, a.reason)}
+    try:
+        return commands[a.command](c, runs)
+    except CampaignError as e:
+        print(f"campaign: error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ NAME=$(sed -n 's/^name *= *//p' "$CAMPAIGN" | head -1)
 DIR=${KV_RESULTS:-$ROOT/results}/$NAME
 for r in "$DIR"/*/summary.txt; do
   echo "== $(basename "$(dirname "$r")")"
-  grep -E 'Throughput|RECOVERY' "$r" | head -3
+  grep -h -E 'Throughput' "$r"
+  grep -h -E '"(recoveries|status)"' "$(dirname "$r")/meta.json"
 done
 python3 "$ROOT/analysis/figures.py" "$DIR"
 echo "figures and summary table: $DIR/figures/"

@@ -58,7 +58,7 @@ typedef struct drv_backend {
     int (*load)(drv_ctx *x);
     /* Wait for every rank of the run (collective). */
     void (*barrier)(drv_ctx *x);
-    /* The run phase starts now (x->m->run_start is set); NULL: nothing to do. */
+    /* The run phase starts now (x->m->run_start_* are set); NULL: nothing to do. */
     void (*begin)(drv_ctx *x);
     /* One read into buf (cap bytes), *got its length; DRV_FOUND, DRV_MISSING
      * or DRV_FAILED.  One write of record rec, version ver: 0 or DRV_FAILED.
@@ -70,8 +70,9 @@ typedef struct drv_backend {
     /* Called while the loop waits for an operation's intended start, every
      * 0.1 ms; NULL: the loop sleeps instead. */
     void (*idle)(drv_ctx *x);
-    /* After each operation (wrote: a write that succeeded); NULL: none. */
-    void (*tick)(drv_ctx *x, double now, int wrote);
+    /* After each operation (t: seconds since this rank's run start; wrote:
+     * a write that succeeded); NULL: none. */
+    void (*tick)(drv_ctx *x, double t, int wrote);
     /* Has this rank seen a failure yet (latency phase after_failure)? */
     int (*after_failure)(const drv_ctx *x);
     /* The end of the progress line ("recoveries 1"). */
@@ -94,7 +95,7 @@ void drv_run(drv_ctx *x);
 /* output.c: every result file (collective over drv_comm); 1 when verify
  * errors were counted.  The communicator of the run: the store's
  * survivors, or MPI_COMM_WORLD. */
-int drv_write_results(drv_ctx *x, double t_begin, double t_end);
+int drv_write_results(drv_ctx *x, int64_t wall_begin_ns, int64_t wall_end_ns);
 MPI_Comm drv_comm(const drv_ctx *x);
 /* Write "PASS what" or "FAIL why" to $KVRUN_DONE (scripts/kvrun). */
 void drv_verdict(int bad, const char *what, const char *why);

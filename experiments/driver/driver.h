@@ -8,7 +8,9 @@
  * config file and name=value arguments; run.c runs the workload on every
  * rank against a backend (backend.h) and keeps per-rank measurements;
  * output.c gathers them on the first survivor and writes the files of
- * docs/formats.md.
+ * docs/formats.md (formats.c the two that other tools read); clocks.c
+ * measures the offsets between the hosts' clocks, provenance.c reads the
+ * source revision when the run starts.
  */
 #ifndef KV_DRIVER_H
 #define KV_DRIVER_H
@@ -58,6 +60,38 @@ int drv_parse(int argc, char **argv, drv_settings *s, char *err, size_t errlen);
 int drv_check(const drv_settings *s, int nranks, char *err, size_t errlen);
 void drv_usage(FILE *f);
 
+/* clocks.c: the run's hosts and their wall clocks' offsets from the
+ * reference host (world rank 0's).  drv_hosts_init (collective over
+ * MPI_COMM_WORLD): the hosts in order of their first rank, with their rank
+ * counts and this rank's host.  drv_clocks_measure (collective over comm;
+ * when 0 at the start on MPI_COMM_WORLD, 1 at the end on the survivors):
+ * the offsets, known at comm's rank 0.  drv_clock_offset: host h's offset
+ * (its clock minus the reference's) and its uncertainty, in ns, from both
+ * measurements (0 and 0 for an unknown host). */
+enum { DRV_HOST_LEN = 64, DRV_MAX_HOSTS = 256 };
+typedef struct drv_clock_host {
+    char name[DRV_HOST_LEN];
+    int ranks;                /* world ranks on it */
+    int have[2];              /* measured at the start, at the end */
+    int64_t off[2], unc[2];   /* ns */
+} drv_clock_host;
+typedef struct drv_clocks {
+    int nhosts, mine;
+    drv_clock_host h[DRV_MAX_HOSTS];
+} drv_clocks;
+void drv_hosts_init(drv_clocks *c);
+int drv_host_index(const drv_clocks *c, const char *name);
+void drv_clocks_measure(MPI_Comm comm, drv_clocks *c, int when);
+void drv_clock_offset(const drv_clocks *c, int h, int64_t *off, int64_t *unc);
+
+/* provenance.c: the source revision at run time ("-dirty" when edited),
+ * the one the binary was built from, the Open MPI patches of the checkout.
+ * Collective over MPI_COMM_WORLD (rank 0 reads, all get it). */
+typedef struct drv_provenance {
+    char revision[64], built[64], patches[512];
+} drv_provenance;
+const drv_provenance *drv_provenance_read(void);
+
 /* Per-rank measurements. */
 typedef struct drv_bin {
     long long ops, reads, writes, failed;
@@ -66,12 +100,19 @@ typedef struct drv_bin {
 enum { DRV_BEFORE = 0, DRV_AFTER = 1, DRV_NPHASES = 2 };
 
 typedef struct drv_rank {
-    hist lat[WL_NKINDS][DRV_NPHASES];   /* latency in ns, per kind and phase */
+    hist lat[WL_NKINDS][DRV_NPHASES];   /* latency in ns (kv_clock_ns), per kind and phase */
     drv_bin *bins;
     int nbins, cbins;
     long long ops, failed_ops, retried_ops, verify_errors, not_found;
+    long long failed_kind[WL_NKINDS];   /* failed operations per kind (summary.txt's Return=ERROR) */
     double load_s, run_s;
-    double run_start;                   /* wall clock at run start (same on all ranks) */
+    /* The run phase starts at the end of the start barrier: run_start_ns is
+     * this rank's kv_clock_ns() then (every duration of the run phase is
+     * measured from it); run_start_wall_ns is rank 0's kv_wall_ns() then,
+     * the same on every rank (meta.json, the injector's schedule). */
+    int64_t run_start_ns, run_start_wall_ns;
+    drv_clocks clocks;                  /* the hosts and their clock offsets (clocks.c) */
+    const drv_provenance *prov;
     kv_stats after_load, after_run;
     long long papi_load[2], papi_run[2];/* PAPI_TOT_INS, PAPI_TOT_CYC; -1 = NA */
     char papi_reason[160];
@@ -85,16 +126,35 @@ void drv_papi_init(drv_rank *m);
 void drv_papi_phase(drv_rank *m, long long out[2], int start);
 
 /* checkpoint.c: variant checkpoint-restart.  start: map the acks file,
- * or (driver.restore=1) reload the latest checkpoint, *restored = 1. */
+ * or (driver.restore=1) reload the latest checkpoint, *restored = 1.
+ * tick: t is seconds since this rank's run start. */
 int drv_ckpt_start(kv_store *kv, const drv_settings *s, drv_rank *m, int *restored);
 void drv_ckpt_ack(void);
-void drv_ckpt_tick(kv_store *kv, const drv_settings *s, drv_rank *m, double now);
+void drv_ckpt_tick(kv_store *kv, const drv_settings *s, drv_rank *m, double t);
 void drv_ckpt_finish(kv_store *kv, const drv_settings *s, drv_rank *m);
 void drv_ckpt_write(MPI_Comm comm, const drv_settings *s, const drv_rank *m, int me);
 
-/* output.c: make a directory and its parents (0 or -1); the first max
- * kill times (time_s, the last column) of the run's kills.csv. */
+/* Seconds from this rank's run start to now_ns (a kv_clock_ns() value). */
+static inline double drv_run_time(const drv_rank *m, int64_t now_ns) {
+    return (double)(now_ns - m->run_start_ns) * 1e-9;
+}
+
+/* formats.c: summary.txt in YCSB's format (run_ms, throughput, failed
+ * operations per kind), and one histogram in HdrHistogram's
+ * percentile-distribution text format (values in us). */
+void drv_write_ycsb(FILE *f, const drv_rank *m, long long run_ms, double throughput,
+                    const long long failed[WL_NKINDS]);
+void drv_write_hgrm(FILE *f, const hist *h);
+
+/* output.c: make a directory and its parents (0 or -1). */
 int drv_mkdirs(const char *path);
-int drv_read_kills(const drv_settings *s, double *t, int max);
+
+/* One kill of the run's kills.csv: its wall-clock time (time_ns) and the
+ * victim's host.  drv_read_kills: the first max of them; their number. */
+typedef struct drv_kill {
+    int64_t time_ns;
+    char host[64];
+} drv_kill;
+int drv_read_kills(const drv_settings *s, drv_kill *k, int max);
 
 #endif

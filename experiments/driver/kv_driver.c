@@ -2,12 +2,14 @@
  * kv_driver.c -- the benchmark driver: one MPI program, run on every rank.
  *
  * Reads its settings (settings.c) and checks them on every rank (a bad
- * setting is a message and exit status 2 before anything starts), opens
- * the backend (backend.h: the store, with the failure schedule carried out
- * by the in-process injector, or Redis), loads the records, runs the
- * workload (run.c), waits for every rank (the store's barrier waits out
- * recoveries), and writes every result file before MPI_Finalize (which
- * may hang after a failure; the launcher cuts it).
+ * setting is a message and exit status 2 before anything starts), reads
+ * the source revision (provenance.c), finds the hosts and measures their
+ * clock offsets (clocks.c), opens the backend (backend.h: the store, with
+ * the failure schedule carried out by the in-process injector, or Redis),
+ * loads the records, runs the workload (run.c), waits for every rank (the
+ * store's barrier waits out recoveries), and writes every result file
+ * before MPI_Finalize (which may hang after a failure; the launcher cuts
+ * it).
  * Usage: see drv_usage() or `kv_driver --help`.
  */
 #include <stdlib.h>
@@ -42,8 +44,9 @@ static void workload(drv_ctx *x) {
     drv_papi_phase(m, m->papi_load, 0);
     kv_get_stats(x->kv, &m->after_load);
     x->be->barrier(x);
-    m->run_start = kv_wtime();
-    MPI_Bcast(&m->run_start, 1, MPI_DOUBLE, 0, drv_comm(x));
+    m->run_start_ns = kv_clock_ns();
+    m->run_start_wall_ns = kv_wall_ns();
+    MPI_Bcast(&m->run_start_wall_ns, 1, MPI_INT64_T, 0, drv_comm(x));
     if (x->be->begin) x->be->begin(x);
     drv_papi_phase(m, m->papi_run, 1);
     drv_run(x);
@@ -65,7 +68,10 @@ int main(int argc, char **argv) {
     char err[600] = "";
     prepare(argc, argv, &x, err, sizeof err);
     if (err[0]) return fail_early(x.rank, err);
-    double t_begin = kv_wtime();
+    int64_t t_begin = kv_wall_ns();
+    m.prov = drv_provenance_read();
+    drv_hosts_init(&m.clocks);
+    drv_clocks_measure(MPI_COMM_WORLD, &m.clocks, 0);
     x.be = s.backend;
     int role = x.be->open(&x);
     if (role < 0) return fail_early(x.rank, x.err);
@@ -76,7 +82,7 @@ int main(int argc, char **argv) {
     if (role != DRV_DONE) {
         x.be->barrier(&x);
         kv_get_stats(x.kv, &m.after_run);
-        bad = drv_write_results(&x, t_begin, kv_wtime());
+        bad = drv_write_results(&x, t_begin, kv_wall_ns());
     }
     int status = x.be->close(&x, bad);
     wl_gen_free(x.g);

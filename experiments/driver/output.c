@@ -8,9 +8,12 @@
  * records gathered with MPI_Gatherv.  Everything is written and flushed
  * before the caller reaches MPI_Finalize, which may hang after a failure.
  * Detection time per recovery is taken from the kill log the injector
- * wrote (the last kill before the rank noticed).
+ * wrote (the last kill before the rank noticed): the survivor's notice
+ * minus the victim's kill timestamp, each corrected by its host's clock
+ * offset (clocks.c, measured again here on the survivors).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,7 +22,6 @@
 
 #include "backend.h"
 #include "kv_util.h"
-#include "revision.h"  /* KV_GIT_REVISION: written by the Makefile */
 
 
 int drv_mkdirs(const char *path) {
@@ -42,8 +44,8 @@ static FILE *open_out(const drv_settings *s, const char *name) {
     return f;
 }
 
-static void iso_time(double t, char *buf, size_t n) {
-    time_t tt = (time_t)t;
+static void iso_time(int64_t wall_ns, char *buf, size_t n) {
+    time_t tt = (time_t)(wall_ns / 1000000000);
     struct tm tm;
     gmtime_r(&tt, &tm);
     strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -83,6 +85,14 @@ static void line_lat(FILE *f, const char *op, const char *ph, const hist *h) {
             hist_percentile(h, 99.9) / 1e3, hist_max(h) / 1e3);
 }
 
+/* One HdrHistogram percentile distribution (formats.c). */
+static void write_hgrm(const drv_settings *s, const char *name, const hist *h) {
+    FILE *f = open_out(s, name);
+    if (!f) return;
+    drv_write_hgrm(f, h);
+    fclose(f);
+}
+
 static void write_latency(const drv_settings *s, drv_rank *m) {
     FILE *f = open_out(s, "latency.csv"), *g = open_out(s, "latency_hist.csv");
     if (!f || !g) { if (f) fclose(f); if (g) fclose(g); return; }
@@ -110,6 +120,15 @@ static void write_latency(const drv_settings *s, drv_rank *m) {
     line_lat(f, "all", "all", &all_ops[DRV_NPHASES]);
     fclose(f);
     fclose(g);
+    write_hgrm(s, "latency.hgrm", &all_ops[DRV_NPHASES]);
+    for (int k = 0; k < WL_NKINDS; k++) {
+        hist both;
+        hist_init(&both);
+        for (int p = 0; p < DRV_NPHASES; p++) hist_merge(&both, &m->lat[k][p]);
+        char name[64];
+        snprintf(name, sizeof name, "latency-%s.hgrm", wl_kind_name(k));
+        if (hist_count(&both)) write_hgrm(s, name, &both);
+    }
 }
 
 /* Every rank's `cnt` elements concatenated at rank 0 of comm (all, with
@@ -176,22 +195,31 @@ static void write_timeline(MPI_Comm comm, const drv_settings *s, drv_rank *m, in
     gathered_free(&g);
 }
 
-int drv_read_kills(const drv_settings *s, double *t, int max) {
+int drv_read_kills(const drv_settings *s, drv_kill *k, int max) {
     char path[1200], line[512];
     snprintf(path, sizeof path, "%s/kills.csv", s->out);
     FILE *f = fopen(path, "r");
     int n = 0;
-    while (f && n < max && fgets(line, sizeof line, f)) {
-        char *c = strrchr(line, ',');
-        if (c && strncmp(line, "kill,", 5)) t[n++] = atof(c + 1);
-    }
+    /* kill,target_rank,pid,host,signal,time_ns */
+    while (f && n < max && fgets(line, sizeof line, f))
+        if (strncmp(line, "kill,", 5) &&
+            sscanf(line, "%*d,%*d,%*d,%63[^,],%*[^,],%" SCNd64, k[n].host, &k[n].time_ns) == 2)
+            n++;
     if (f) fclose(f);
     return n;
 }
 
-enum { REC_FIELDS = 13 };
+/* A wall-clock time of host h on the reference host's clock, ns. */
+static int64_t on_reference(const drv_clocks *c, int h, int64_t wall_ns) {
+    int64_t off, unc;
+    drv_clock_offset(c, h, &off, &unc);
+    return wall_ns - off;
+}
 
-static void write_recovery(MPI_Comm comm, const drv_settings *s, kv_store *kv, int me) {
+enum { REC_FIELDS = 13, MAX_KILLS = 256 };
+
+static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank *m, kv_store *kv,
+                           int me) {
     int wr, nrec = kv_recovery_count(kv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wr);
     double *mine = calloc((size_t)nrec * REC_FIELDS + 1, sizeof(double));
@@ -199,7 +227,9 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, kv_store *kv, i
         kv_recovery_times r;
         kv_recovery_get(kv, i, &r);
         double *o = mine + i * REC_FIELDS;
-        double v[REC_FIELDS] = {i, wr, r.epoch, r.failed, r.noticed_at, r.revoke_us, r.shrink_us,
+        /* the notice on the reference clock, from the run start: exact in a double */
+        double noticed = (double)(on_reference(&m->clocks, m->clocks.mine, r.noticed_ns) - m->run_start_wall_ns);
+        double v[REC_FIELDS] = {i, wr, r.epoch, r.failed, noticed, r.revoke_us, r.shrink_us,
                                 r.agree_us, r.windows_us, r.rereplicate_us, r.total_us, r.pairs_restored,
                                 r.restarts};
         memcpy(o, v, sizeof v);
@@ -207,17 +237,22 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, kv_store *kv, i
     drv_gathered g = gather_root(comm, me, mine, nrec * REC_FIELDS, MPI_DOUBLE, sizeof(double));
     FILE *f = me == 0 ? open_out(s, "recovery.csv") : NULL;
     if (f) {
-        double kills[256];
-        int nk = drv_read_kills(s, kills, 256);
+        static drv_kill kills[MAX_KILLS];
+        double kt[MAX_KILLS];  /* on the reference clock, ns from the run start */
+        int nk = drv_read_kills(s, kills, MAX_KILLS);
+        for (int k = 0; k < nk; k++)
+            kt[k] = (double)(on_reference(&m->clocks, drv_host_index(&m->clocks, kills[k].host),
+                                          kills[k].time_ns) - m->run_start_wall_ns);
         fprintf(f, "failure,rank,epoch,failed_ranks,detect_us,revoke_us,shrink_us,agree_us,windows_us,"
                    "rereplicate_us,total_us,pairs_restored,restarts\n");
         for (int i = 0; i < g.total / REC_FIELDS; i++) {
             const double *o = (const double *)g.all + i * REC_FIELDS;
-            double kt = 0;  /* the last kill before this rank noticed */
-            for (int k = 0; k < nk; k++) if (kills[k] <= o[4] && kills[k] > kt) kt = kills[k];
+            int last = -1;  /* the last kill before this rank noticed */
+            for (int k = 0; k < nk; k++)
+                if (kt[k] <= o[4] && (last < 0 || kt[k] > kt[last])) last = k;
             char det[32] = "NA";
-            if (kt > 0) snprintf(det, sizeof det, "%.0f", (o[4] - kt) * 1e6);
-            fprintf(f, "%.0f,%.0f,%.0f,%.0f,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n", o[0], o[1],
+            if (last >= 0) snprintf(det, sizeof det, "%.3f", (o[4] - kt[last]) / 1e3);
+            fprintf(f, "%.0f,%.0f,%.0f,%.0f,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%.0f\n", o[0], o[1],
                     o[2], o[3], det, o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12]);
         }
         fclose(f);
@@ -280,14 +315,21 @@ static void write_papi(MPI_Comm comm, const drv_settings *s, drv_rank *m, int me
     free(all);
 }
 
-/* "k": "v" with v escaped, then `after`. */
-static void json_text(FILE *f, const char *k, const char *v, const char *after) {
-    fprintf(f, "\"%s\": \"", k);
+/* "v" with v escaped. */
+static void json_quoted(FILE *f, const char *v) {
+    fputc('"', f);
     for (; *v; v++) {
         if (*v == '"' || *v == '\\') fputc('\\', f);
         if ((unsigned char)*v >= 0x20) fputc(*v, f);
     }
-    fprintf(f, "\"%s", after);
+    fputc('"', f);
+}
+
+/* "k": "v" with v escaped, then `after`. */
+static void json_text(FILE *f, const char *k, const char *v, const char *after) {
+    fprintf(f, "\"%s\": ", k);
+    json_quoted(f, v);
+    fputs(after, f);
 }
 
 /* One line of meta.json's top level. */
@@ -311,11 +353,40 @@ static void write_config(FILE *f, const kv_config *c, const drv_settings *s) {
 
 typedef struct drv_totals {
     long long ops, failed, retried, verify_errors, not_found;
+    long long failed_kind[WL_NKINDS];
     double run_s;
 } drv_totals;
 
-static void write_meta(const drv_ctx *x, double t0, double t1, const char *status, const char *hosts,
-                       const drv_totals *t) {
+/* "hosts", "ranks_per_host", "nodes" and "clock_offsets": the placement
+ * the ranks found, and each host's clock against the reference host's. */
+static void write_placement(FILE *f, const drv_clocks *c) {
+    fprintf(f, "  \"nodes\": %d,\n  \"hosts\": [", c->nhosts);
+    for (int h = 0; h < c->nhosts; h++) {
+        fputs(h ? ", " : "", f);
+        json_quoted(f, c->h[h].name);
+    }
+    fprintf(f, "],\n  \"ranks_per_host\": [");
+    for (int h = 0; h < c->nhosts; h++) fprintf(f, "%s%d", h ? ", " : "", c->h[h].ranks);
+    fprintf(f, "],\n  \"clock_offsets\": [");
+    for (int h = 0; h < c->nhosts; h++) {
+        const drv_clock_host *x = &c->h[h];
+        int64_t off, unc;
+        drv_clock_offset(c, h, &off, &unc);
+        fprintf(f, "%s\n    {", h ? "," : "");
+        json_text(f, "host", x->name, ", ");
+        for (int w = 0; w < 2; w++) {
+            const char *when = w ? "end" : "start";
+            if (x->have[w])
+                fprintf(f, "\"%s_offset_ns\": %" PRId64 ", \"%s_uncertainty_ns\": %" PRId64 ", ", when,
+                        x->off[w], when, x->unc[w]);
+            else fprintf(f, "\"%s_offset_ns\": null, \"%s_uncertainty_ns\": null, ", when, when);
+        }
+        fprintf(f, "\"offset_ns\": %" PRId64 ", \"uncertainty_ns\": %" PRId64 "}", off, unc);
+    }
+    fprintf(f, "],\n");
+}
+
+static void write_meta(const drv_ctx *x, int64_t t0, int64_t t1, const char *status, const drv_totals *t) {
     const drv_settings *s = x->s;
     const drv_rank *m = x->m;
     FILE *f = open_out(s, "meta.json");
@@ -336,8 +407,9 @@ static void write_meta(const drv_ctx *x, double t0, double t1, const char *statu
     json_str(f, "status", status, 1);
     json_str(f, "variant", x->variant, 1);
     json_str(f, "backend", x->window, 1);
-    fprintf(f, "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"replicas\": %d,\n  \"spares\": %d,\n", x->size,
-            1 + (int)(strchr(hosts, ',') != NULL), c->replicas, c->spares);
+    fprintf(f, "  \"ranks\": %d,\n  \"replicas\": %d,\n  \"spares\": %d,\n", x->size, c->replicas,
+            c->spares);
+    write_placement(f, &m->clocks);
     fprintf(f, "  \"workload\": {\"name\": \"%s\", \"records\": %llu, \"operations\": %llu, "
                "\"duration_s\": %g, \"read\": %g, \"update\": %g, \"insert\": %g, \"scan\": %g, "
                "\"rmw\": %g, \"distribution\": \"%s\", \"key_bytes\": %d, \"value_bytes\": [%lld, %lld], "
@@ -350,18 +422,19 @@ static void write_meta(const drv_ctx *x, double t0, double t1, const char *statu
     fprintf(f, "  \"node_loss\": %s,\n",
             strstr(s->failures, "host:") || strstr(s->failures, "node:") ? "true" : "false");
     json_str(f, "command_line", s->cmdline, 1);
-    fprintf(f, "  \"hosts\": [%s],\n", hosts);
     const char *task = getenv("SLURM_ARRAY_TASK_ID");
     if (job && task && getenv("SLURM_ARRAY_JOB_ID")) fprintf(f, "  \"job_id\": \"%s_%s\",\n", job, task);
     else if (job) fprintf(f, "  \"job_id\": \"%s\",\n", job);
     else fprintf(f, "  \"job_id\": null,\n");
     json_str(f, "mpi_version", ver, 1);
+    json_str(f, "mpi_patches", m->prov->patches, 1);
     json_str(f, "kvstore_version", KV_VERSION_STRING, 1);
-    json_str(f, "git_revision", KV_GIT_REVISION, 1);
+    json_str(f, "git_revision", m->prov->revision, 1);
+    json_str(f, "build_revision", m->prov->built, 1);
     json_str(f, "start_time", b0, 1);
     json_str(f, "end_time", b1, 1);
-    fprintf(f, "  \"run_start_wallclock\": %.6f,\n  \"load_s\": %.3f,\n  \"run_s\": %.3f,\n",
-            m->run_start, m->load_s, m->run_s);
+    fprintf(f, "  \"run_start_wall_ns\": %" PRId64 ",\n  \"load_s\": %.3f,\n  \"run_s\": %.3f,\n",
+            m->run_start_wall_ns, m->load_s, m->run_s);
     fprintf(f, "  \"survivors\": %d,\n  \"recoveries\": %d,\n", survivors(x), kv_recovery_count(x->kv));
     fprintf(f, "  \"operations_done\": %lld,\n  \"failed_ops\": %lld,\n  \"retried_ops\": %lld,\n"
                "  \"verify_errors\": %lld,\n", t->ops, t->failed, t->retried, t->verify_errors);
@@ -372,85 +445,51 @@ static void write_meta(const drv_ctx *x, double t0, double t1, const char *statu
     fclose(f);
 }
 
+/* summary.txt in YCSB's format (formats.c); on stdout the same, after the
+ * lines YCSB has none for: the run, the variant and each recovery. */
 static void write_summary(const drv_ctx *x, const drv_totals *t) {
     const drv_settings *s = x->s;
-    const drv_rank *m = x->m;
     kv_store *kv = x->kv;
+    long long ms = (long long)(t->run_s * 1e3 + 0.5);
+    double tput = t->run_s > 0 ? t->ops / t->run_s : 0.0;
     FILE *f = open_out(s, "summary.txt");
-    FILE *outs[2] = {stdout, f};
-    for (int i = 0; i < 2; i++) {
-        FILE *o = outs[i];
-        if (!o) continue;
-        fprintf(o, "[OVERALL], Run, %s/%s\n", s->campaign, s->run_id);
-        fprintf(o, "[OVERALL], Variant, %s (%s, r=%d, %d ranks, %d survivors)\n",
-                x->variant, x->window, s->store.replicas, x->size, survivors(x));
-        fprintf(o, "[OVERALL], RunTime(s), %.3f\n", t->run_s);
-        fprintf(o, "[OVERALL], Throughput(ops/sec), %.1f\n", t->run_s > 0 ? t->ops / t->run_s : 0.0);
-        fprintf(o, "[OVERALL], Operations, %lld (failed %lld, retried %lld, verify errors %lld, "
-                   "not found %lld)\n", t->ops, t->failed, t->retried, t->verify_errors, t->not_found);
-        for (int k = 0; k < WL_NKINDS; k++) {
-            hist both;
-            hist_init(&both);
-            for (int p = 0; p < DRV_NPHASES; p++) hist_merge(&both, &m->lat[k][p]);
-            if (!hist_count(&both)) continue;
-            const char *n = wl_kind_name(k);
-            fprintf(o, "[%s], Operations, %llu\n", n, (unsigned long long)hist_count(&both));
-            fprintf(o, "[%s], AverageLatency(us), %.2f\n", n, hist_mean(&both) / 1e3);
-            fprintf(o, "[%s], 50thPercentileLatency(us), %.2f\n", n, hist_percentile(&both, 50) / 1e3);
-            fprintf(o, "[%s], 99thPercentileLatency(us), %.2f\n", n, hist_percentile(&both, 99) / 1e3);
-            fprintf(o, "[%s], 99.9PercentileLatency(us), %.2f\n", n, hist_percentile(&both, 99.9) / 1e3);
-            fprintf(o, "[%s], MaxLatency(us), %.2f\n", n, hist_max(&both) / 1e3);
-        }
-        for (int r = 0; r < kv_recovery_count(kv); r++) {
-            kv_recovery_times rt;
-            kv_recovery_get(kv, r, &rt);
-            fprintf(o, "[RECOVERY %d], this rank, total %.0f us (revoke %.0f, shrink %.0f, agree %.0f, "
-                       "windows %.0f, re-replicate %.0f), %d failed, %d survivors\n", r, rt.total_us,
-                    rt.revoke_us, rt.shrink_us, rt.agree_us, rt.windows_us, rt.rereplicate_us, rt.failed,
-                    rt.survivors);
-        }
+    if (f) {
+        drv_write_ycsb(f, x->m, ms, tput, t->failed_kind);
+        fclose(f);
     }
-    if (f) fclose(f);
+    printf("# run %s/%s: %s (%s, r=%d, %d ranks, %d survivors); %lld operations (failed %lld, "
+           "retried %lld, verify errors %lld, not found %lld)\n", s->campaign, s->run_id, x->variant,
+           x->window, s->store.replicas, x->size, survivors(x), t->ops, t->failed, t->retried,
+           t->verify_errors, t->not_found);
+    for (int r = 0; r < kv_recovery_count(kv); r++) {
+        kv_recovery_times rt;
+        kv_recovery_get(kv, r, &rt);
+        printf("# recovery %d on this rank: total %.0f us (revoke %.0f, shrink %.0f, agree %.0f, "
+               "windows %.0f, re-replicate %.0f), %d failed, %d survivors\n", r, rt.total_us, rt.revoke_us,
+               rt.shrink_us, rt.agree_us, rt.windows_us, rt.rereplicate_us, rt.failed, rt.survivors);
+    }
+    drv_write_ycsb(stdout, x->m, ms, tput, t->failed_kind);
 }
 
-static void gather_hosts(MPI_Comm comm, int me, char *out, size_t n) {
-    int size;
-    MPI_Comm_size(comm, &size);
-    char mine[64] = {0}, *all = me == 0 ? calloc((size_t)size, 64) : NULL;
-    gethostname(mine, sizeof mine - 1);
-    MPI_Gather(mine, 64, MPI_CHAR, all, 64, MPI_CHAR, 0, comm);
-    out[0] = 0;
-    for (int i = 0; all && i < size; i++) {
-        char q[80];
-        snprintf(q, sizeof q, "\"%s\"", all + 64 * i);
-        if (strstr(out, q)) continue;
-        if (strlen(out) + strlen(q) + 2 < n) {
-            if (out[0]) strcat(out, ",");
-            strcat(out, q);
-        }
-    }
-    free(all);
-}
-
-int drv_write_results(drv_ctx *x, double t0, double t1) {
+int drv_write_results(drv_ctx *x, int64_t t0, int64_t t1) {
     const drv_settings *s = x->s;
     drv_rank *m = x->m;
     MPI_Comm comm = drv_comm(x);
     int me;
     MPI_Comm_rank(comm, &me);
-    drv_totals t, mine = {m->ops, m->failed_ops, m->retried_ops, m->verify_errors, m->not_found, 0};
-    MPI_Reduce(&mine, &t, 5, MPI_LONG_LONG, MPI_SUM, 0, comm);
+    drv_totals t, mine = {m->ops, m->failed_ops, m->retried_ops, m->verify_errors, m->not_found, {0}, 0};
+    memcpy(mine.failed_kind, m->failed_kind, sizeof mine.failed_kind);
+    MPI_Reduce(&mine, &t, 5 + WL_NKINDS, MPI_LONG_LONG, MPI_SUM, 0, comm);
     MPI_Reduce(&m->run_s, &t.run_s, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-    char hosts[1024];
-    gather_hosts(comm, me, hosts, sizeof hosts);
+    drv_clocks_measure(comm, &m->clocks, 1);
     reduce_hists(comm, m, me == 0);
     write_timeline(comm, s, m, me);
-    write_recovery(comm, s, x->kv, me);
+    write_recovery(comm, s, m, x->kv, me);
     write_papi(comm, s, m, me);
     drv_ckpt_write(comm, s, m, me);
     if (me == 0) {
         write_latency(s, m);
-        write_meta(x, t0, t1, "finished", hosts, &t);
+        write_meta(x, t0, t1, "finished", &t);
         write_summary(x, &t);
     }
     long long verr = me == 0 ? t.verify_errors : 0;

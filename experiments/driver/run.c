@@ -10,8 +10,9 @@
  * the rest (retries through a failure included); an operation that still
  * fails is counted as failed.  Latencies go to log-linear histograms per
  * kind, before and after the first failure the backend saw; completions go
- * to timeline bins.  The loop stops at the workload's end, after
- * duration_s, or when the backend gives up.
+ * to timeline bins.  Every time here is kv_clock_ns() (monotonic, integer
+ * ns) from this rank's run start.  The loop stops at the workload's end,
+ * after duration_s, or when the backend gives up.
  */
 #include <papi.h>
 #include <stdlib.h>
@@ -104,28 +105,28 @@ static int do_op(drv_ctx *x, const wl_op *op, unsigned char *val, size_t cap) {
     }
 }
 
-/* Wait for the wall clock to pass t, serving the backend's failure
+/* Wait for the monotonic clock to pass t_ns, serving the backend's failure
  * detection meanwhile (the store's survivors need every rank to join a
  * recovery), or asleep when the backend needs nothing. */
-static void wait_until(drv_ctx *x, double t) {
+static void wait_until(drv_ctx *x, int64_t t_ns) {
     if (!x->be->idle) {
-        double d = t - kv_wtime();
-        if (d > 0) nanosleep(&(struct timespec){(time_t)d, (long)((d - (time_t)d) * 1e9)}, NULL);
+        int64_t d = t_ns - kv_clock_ns();
+        if (d > 0) nanosleep(&(struct timespec){(time_t)(d / 1000000000), (long)(d % 1000000000)}, NULL);
         return;
     }
-    double last = 0;
-    for (double now = kv_wtime(); now < t; now = kv_wtime())
-        if (now - last > 1e-4) {
+    int64_t last = 0;
+    for (int64_t now = kv_clock_ns(); now < t_ns; now = kv_clock_ns())
+        if (now - last > 100000) {   /* every 0.1 ms */
             x->be->idle(x);
             last = now;
         }
 }
 
-static void progress(const drv_ctx *x, double now, double *next) {
-    if (now < *next) return;
-    *next = now + 1.0;
+/* t: seconds since the run start. */
+static void progress(const drv_ctx *x, double t, double *next) {
+    if (t < *next) return;
+    *next = t + 1.0;
     const drv_rank *m = x->m;
-    double t = now - m->run_start;
     char note[80];
     x->be->note(x, note, sizeof note);
     fprintf(stderr, "[run %s] %6.1f s  %lld ops on rank 0 (%.0f ops/s)  %s\n", x->s->run_id, t, m->ops,
@@ -141,26 +142,29 @@ void drv_run(drv_ctx *x) {
     unsigned char *val = malloc(cap);
     for (int k = 0; k < WL_NKINDS; k++)
         for (int p = 0; p < DRV_NPHASES; p++) hist_init(&m->lat[k][p]);
-    double next_progress = x->rank == 0 && s->progress ? m->run_start + 1.0 : 1e300;
+    double next_progress = x->rank == 0 && s->progress ? 1.0 : 1e300;
+    int64_t t0 = m->run_start_ns, duration = (int64_t)(s->work.duration_s * 1e9);
     wl_op op;
     while (val && !x->stop && wl_next(x->g, &op)) {
-        double start = kv_wtime();
-        if (s->work.duration_s > 0 && start - m->run_start >= s->work.duration_s) break;
+        int64_t start = kv_clock_ns();
+        if (duration > 0 && start - t0 >= duration) break;
         if (op.intended_s >= 0) {
-            wait_until(x, m->run_start + op.intended_s);
-            start = m->run_start + op.intended_s;  /* latency from the intended start */
+            start = t0 + (int64_t)(op.intended_s * 1e9);  /* latency from the intended start */
+            wait_until(x, start);
         }
         int failed = do_op(x, &op, val, cap) != 0;
-        double end = kv_wtime();
+        int64_t end = kv_clock_ns();
         int phase = x->be->after_failure(x) ? DRV_AFTER : DRV_BEFORE;
+        double t = drv_run_time(m, end);
         m->ops++;
         m->failed_ops += failed;
-        hist_record(&m->lat[op.kind][phase], (uint64_t)((end - start) * 1e9));
-        add_bin(m, end - m->run_start, op.kind, failed, s->bin_s);
-        if (x->be->tick) x->be->tick(x, end, !failed && is_write(op.kind));
-        progress(x, end, &next_progress);
+        m->failed_kind[op.kind] += failed;
+        hist_record(&m->lat[op.kind][phase], (uint64_t)(end - start));
+        add_bin(m, t, op.kind, failed, s->bin_s);
+        if (x->be->tick) x->be->tick(x, t, !failed && is_write(op.kind));
+        progress(x, t, &next_progress);
     }
     if (x->be->end) x->be->end(x);
-    m->run_s = kv_wtime() - m->run_start;
+    m->run_s = drv_run_time(m, kv_clock_ns());
     free(val);
 }

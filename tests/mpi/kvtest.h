@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kvstore.h"  /* kv_wall_ns, the clock of kill logs */
+
 static int kvt_errors;
 static int kvt_rank_world = -1;
 
@@ -94,26 +96,25 @@ static inline int kvt_finish(MPI_Comm comm, const char *name) {
     return total;
 }
 
-/* Die by SIGKILL after writing the wall clock (CLOCK_REALTIME, the clock of
- * kill logs) to $KV_KILL_LOG, so survivors can time detection from it. */
+/* Die by SIGKILL after writing the wall clock (kv_wall_ns: CLOCK_REALTIME
+ * in integer ns, the clock of kill logs) to $KV_KILL_LOG, so survivors on
+ * this host can time detection from it. */
 static inline void kvt_die_logged(void) {
     const char *p = getenv("KV_KILL_LOG");
     FILE *f = p ? fopen(p, "w") : NULL;
     if (f) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        fprintf(f, "%.6f\n", ts.tv_sec + ts.tv_nsec * 1e-9);
+        fprintf(f, "%lld\n", (long long)kv_wall_ns());
         fclose(f);
     }
     raise(SIGKILL);
 }
 
-/* The time kvt_die_logged wrote, or 0 when there is none. */
-static inline double kvt_kill_time(void) {
+/* The time kvt_die_logged wrote (ns), or 0 when there is none. */
+static inline int64_t kvt_kill_time_ns(void) {
     const char *p = getenv("KV_KILL_LOG");
     FILE *f = p ? fopen(p, "r") : NULL;
-    double t = 0;
-    if (f && fscanf(f, "%lf", &t) != 1) t = 0;
+    long long t = 0;
+    if (f && fscanf(f, "%lld", &t) != 1) t = 0;
     if (f) fclose(f);
     return t;
 }
@@ -140,10 +141,7 @@ static inline void kvt_dump_key(kv_store *s, const char *key) {
 }
 #endif
 
-static inline double kvt_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+/* Seconds on the monotonic clock (kv_clock_ns), for durations. */
+static inline double kvt_now(void) { return (double)kv_clock_ns() * 1e-9; }
 
 #endif

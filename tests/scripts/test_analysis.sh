@@ -8,7 +8,10 @@
 # *_gnuplot.png exist and are valid (also with the plain png terminal);
 # summary.csv holds the values computed here with awk straight from the
 # fixture's CSV files (runs, hung, a median throughput, median recovery
-# phases, a read p50); malformed or partial copies (wrong timeline.csv
+# phases along the critical path, a read p50) and a 95% interval around
+# each median; the stacked phases of recovery_phases add up to one rank's
+# total (never above the largest); results in the older clock formats
+# (kills.csv time_s, run_start_wallclock) still draw; malformed or partial copies (wrong timeline.csv
 # header, truncated recovery.csv row, meta.json without a field, and a few
 # more) make figures.py exit non-zero with "error: FILE: ..." naming the
 # file, and no Python traceback.  Exit 0 = pass; every failure is printed.
@@ -48,7 +51,7 @@ png_ok() {  # file -> "" when fine, else the problem
 }
 
 FIGURES="throughput_timeline recovery_phases recovery_vs_ranks recovery_vs_pairs latency_cdf
-         overhead_replication hang_rate baseline_checkpoint baseline_redis"
+         latency_percentiles overhead_replication hang_rate baseline_checkpoint baseline_redis"
 for f in $FIGURES; do
   p=$(png_ok "$OUT/$f.png"); [ -z "$p" ] || fail "$f.png: $p"
   [ -f "$OUT/$f.pdf" ] && [ "$(head -c 4 "$OUT/$f.pdf")" = "%PDF" ] || fail "$f.pdf missing or not a PDF"
@@ -82,11 +85,13 @@ check() {  # what got want
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2];
   else printf "%.6f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 runs_of() { awk -F, -v v="$1" 'NR > 1 && $2 == v { print $1 }' "$FIX/runs.csv"; }
-# per-run maximum over ranks of a recovery.csv column, median over the runs
+# per run the column of the rank that resumed last (largest detect + total:
+# the critical path), median over the runs
 phase_median() {
   for r in $(runs_of "$1"); do
-    awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
-      { if (n++ == 0 || $k > m) m = $k } END { print m }' "$FIX/$r/recovery.csv"
+    awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == c) k = i; if ($i == "detect_us") d = i
+        if ($i == "total_us") t = i }; next }
+      { if (n++ == 0 || $d + $t > best) { best = $d + $t; m = $k } } END { print m }' "$FIX/$r/recovery.csv"
   done | median
 }
 throughput_median() {  # sum of ops over rank and bin / (last t_end - first t_start)
@@ -98,7 +103,7 @@ throughput_median() {  # sum of ops over rank and bin / (last t_end - first t_st
 for v in none recreate-copy spare recreate-free; do
   check "$v runs" "$(val "$v" runs)" "$(runs_of "$v" | wc -l)"
   check "$v hung" "$(val "$v" hung)" \
-    "$(awk -F, -v v="$v" 'NR > 1 && $2 == v && $10 == "hung"' "$FIX/runs.csv" | wc -l)"
+    "$(awk -F, -v v="$v" 'NR > 1 && $2 == v && $12 == "hung"' "$FIX/runs.csv" | wc -l)"
 done
 check "recreate-free hung (fixed)" "$(val recreate-free hung)" 1
 for v in recreate-copy spare; do
@@ -114,7 +119,19 @@ check "spare read_p50_us" "$(val spare read_p50_us)" "$(for r in $(runs_of spare
   awk -F, '$1 == "read" && $2 == "all" { print $4 }' "$FIX/$r/latency.csv"; done | median)"
 [ "$(val none total_us)" = NA ] || fail "summary.csv none total_us: '$(val none total_us)', expected NA"
 [ "$(val recreate-free throughput_ops_per_s_n)" = 0 ] || fail "recreate-free throughput_n is not 0"
-grep -q '^| recreate-copy |.*(n=2)' "$OUT/summary.md" || fail "summary.md has no recreate-copy row with n=2"
+grep -q '^| recreate-copy |.*[0-9] \[[0-9.]*, [0-9.]*\] (n=2)' "$OUT/summary.md" ||
+  fail "summary.md has no recreate-copy row with a median, its interval and n=2"
+for v in recreate-copy spare; do  # the interval holds the median
+  lo=$(val "$v" total_us_ci_low) hi=$(val "$v" total_us_ci_high) m=$(val "$v" total_us)
+  awk -v l="$lo" -v h="$hi" -v m="$m" 'BEGIN { exit !(l <= m && m <= h && l < h) }' ||
+    fail "$v total_us: interval [$lo, $hi] around $m"
+done
+# recovery_phases stacks one rank's phases: the stack is a rank's total
+# minus nothing named elsewhere, so it equals some survivor's total_us
+stack=$(awk -F, 'NR == 2 { printf "%.3f", $2 + $3 + $4 + $5 + $6 + $7 }' "$OUT/data/recovery_phases.csv")
+awk -F, -v s="$stack" 'NR > 1 { d = $11 / 1000 - s; if (d < 0) d = -d; if (d < 0.002) f = 1 } END { exit !f }' \
+  $(for r in $(runs_of recreate-copy); do echo "$FIX/$r/recovery.csv"; done) ||
+  fail "recovery_phases: the recreate-copy stack ($stack ms) is no survivor's total"
 
 # ---- malformed and partial results directories ---------------------------------
 R=recreate-copy-allocate-8-r2-ycsb-b-kill-1
@@ -137,7 +154,7 @@ bad recovery-cut-short "$R/recovery.csv" \
 bad meta-field "$R/meta.json" \
   "$PY -c 'import json; m = json.load(open(\"$R/meta.json\")); del m[\"variant\"]; json.dump(m, open(\"$R/meta.json\", \"w\"))'"
 bad meta-start "$R/meta.json" \
-  "$PY -c 'import json; m = json.load(open(\"$R/meta.json\")); del m[\"run_start_wallclock\"]; json.dump(m, open(\"$R/meta.json\", \"w\"))'"
+  "$PY -c 'import json; m = json.load(open(\"$R/meta.json\")); del m[\"run_start_wall_ns\"]; json.dump(m, open(\"$R/meta.json\", \"w\"))'"
 bad meta-json "$R/meta.json" "sed -i '1s/{/{,/' $R/meta.json"
 bad na-empty "$R/latency.csv" "sed -i '2s/,[0-9.]*\$/,/' $R/latency.csv"
 bad no-timeline "$R/timeline.csv" "rm $R/timeline.csv"
@@ -160,7 +177,13 @@ keep = \"campaign run_id status variant backend ranks nodes replicas failures jo
 json.dump({k: m[k] for k in keep}, open(\"$H/meta.json\", \"w\"))'"
 # a run not run yet: listed as pending, its directory without meta.json
 good pending "mkdir -p later/ranks && touch later/launcher.log &&
-  echo 'later,spare,allocate,8,1,2,ycsb-b,,3,pending,NA' >> runs.csv"
+  echo 'later,spare,allocate,8,1,2,ycsb-b,,3,NA,NA,pending,NA' >> runs.csv"
+# results written before the clock was integer ns, and runs.csv without seeds
+good legacy-clock "$PY -c 'import json; m = json.load(open(\"$R/meta.json\"))
+m[\"run_start_wallclock\"] = m.pop(\"run_start_wall_ns\") / 1e9
+json.dump(m, open(\"$R/meta.json\", \"w\"))' &&
+  awk -F, -v OFS=, 'NR == 1 { \$6 = \"time_s\" } NR > 1 { \$6 = sprintf(\"%.6f\", \$6 / 1e9) } 1' $R/kills.csv > k &&
+  mv k $R/kills.csv && cut -d, -f10,11 --complement runs.csv > r && mv r runs.csv"
 
 if [ "$FAILS" -eq 0 ]; then
   echo "test_analysis: all checks passed ($(ls "$OUT" | wc -l) files in the output)"

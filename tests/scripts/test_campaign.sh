@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# test_campaign.sh -- campaign files: expansion, stable ids, errors, resume.
+# test_campaign.sh -- campaign files: expansion, stable ids, seeds, shapes,
+# errors, resume.
 #
-# Pass rules: the default campaign expands to 3 runs with the same ids on
-# every expansion, and the spare run gets one more rank; every malformed
-# file (unknown section, unknown setting, entry without '=', bad number,
-# unterminated quote, missing name, a key in both sweep and fixed) fails
-# with exit 2 and a message naming the file, the line and the problem; a
-# local run of a tiny campaign finishes, and running it again skips it.
+# Pass rules: the default campaign expands to 3 runs with the same ids and
+# seeds on every expansion, and the spare run gets one more rank;
+# repetitions of one cell get different failure and workload seeds, and a
+# different campaign seed gives other ids; a seed in the failure spec or
+# workload.seed is refused; every malformed file (unknown section, unknown
+# setting, entry without '=', bad number, unterminated quote, missing name,
+# a key in both sweep and fixed) fails with exit 2 and a message naming the
+# file, the line and the problem; the shipped cluster campaigns fit the
+# cluster their comment names (`check`), and a group that does not fit is
+# refused naming the group and the reason; variant none in a sweep over
+# r = 2, 3 still gets its baseline (r = 1); a local run of a tiny campaign
+# finishes with the seeds of `list` in its meta.json and the launch command
+# kvrun wrote, running it again skips it, a run that failed stays failed on
+# a rerun and runs again with --retry-failed; a Slurm task asked to load
+# modules where there is no `module` command fails saying so.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 C="python3 $ROOT/experiments/campaign/campaign.py"
@@ -17,6 +27,10 @@ b=$($C list "$ROOT/experiments/campaign/campaigns/default.campaign")
 [ "$a" = "$b" ] || fail "ids not stable"
 [ "$(wc -l <<<"$a")" -eq 3 ] || fail "default campaign should expand to 3 runs"
 grep -q ' spare-allocate-n9-' <<<"$a" || fail "spare run should have 8+1 ranks: $a"
+[ "$(grep -o '; seed=[0-9]*' <<<"$a" | sort -u | wc -l)" -eq 3 ] || fail "3 runs should have 3 failure seeds: $a"
+sed 's/^seed = 7/seed = 8/' "$ROOT/experiments/campaign/campaigns/default.campaign" > "$T/seed8.campaign"
+c=$($C list "$T/seed8.campaign") || fail "list seed8"
+[ "$(awk '{print $2}' <<<"$a")" != "$(awk '{print $2}' <<<"$c")" ] || fail "another campaign seed kept the ids"
 bad() {  # name expected-message-part file-body
   printf '%b' "$3" > "$T/$1.campaign"
   out=$($C list "$T/$1.campaign" 2>&1); rc=$?
@@ -32,9 +46,49 @@ bad quote ":4: unterminated quoted value" "${HEAD}[fixed]\ndriver.failures = \"t
 bad noname "needs a name" "[campaign]\nrepetitions = 2\n[fixed]\nranks = 2\n"
 bad both "in both \\[sweep\\] and \\[fixed\\]" "${HEAD}[sweep]\nranks = 2\n[fixed]\nranks = 4\n"
 bad key ":4: 'store' is not store.X" "${HEAD}[fixed]\nstore = 1\n"
+bad spec_seed ":4: driver.failures: seeds are drawn" "${HEAD}[fixed]\ndriver.failures = \"target=ranks:1; when=ops:9; seed=3\"\nranks = 2\n"
+bad wl_seed ":4: workload.seed: seeds are drawn" "${HEAD}[fixed]\nworkload.seed = 3\nranks = 2\n"
+
+# Shapes: the cluster campaigns fit what their comments name; a spare
+# beyond the cores of full nodes is refused with its group and the reason.
+for f in scaling:8 variants:4 overhead:4 mtbf:4; do
+  $C check "$ROOT/experiments/campaign/campaigns/${f%:*}.campaign" --nodes "${f#*:}" --cores-per-node 16 \
+    > "$T/check.log" 2>&1 || fail "${f%:*}.campaign does not fit ${f#*:} x 16: $(cat "$T/check.log")"
+done
+printf '%b' "${HEAD}[sweep]\nstore.variant = recreate-copy, spare\n[fixed]\nranks = 64\nnodes = 4\nranks_per_node = 16\n" > "$T/full.campaign"
+out=$($C check "$T/full.campaign" --nodes 4 --cores-per-node 16 2>&1); rc=$?
+[ "$rc" -eq 2 ] || fail "an infeasible group passed check: $out"
+grep -q "group 1: 65 ranks (64 + 1 spare) on 4 nodes.*put 17 on a node, over ranks_per_node = 16" <<<"$out" ||
+  fail "check's message does not name the group and why: $out"
+grep -q "ok  group 0: 64 ranks on 4 nodes, 16 per node" <<<"$out" || fail "the feasible group: $out"
+out=$($C check "$T/full.campaign" --nodes 2 --cores-per-node 64 2>&1)
+grep -q "4 nodes asked for, the cluster has 2" <<<"$out" || fail "too few nodes not named: $out"
+n=$($C list "$ROOT/experiments/campaign/campaigns/overhead.campaign" | grep -c ' none-') 
+[ "$n" -eq 5 ] || fail "overhead.campaign: $n runs of the none baseline, wanted 5"
 printf '[campaign]\nname = tiny\ntime_limit_s = 60\n[fixed]\nranks = 2\nstore.slots_per_rank = 4096\nworkload.workload = c\nworkload.records = 1000\nworkload.operations = 20000\nworkload.value_bytes = 64\nstore.max_value = 64\n' > "$T/tiny.campaign"
 KV_RESULTS=$T/res $C run "$T/tiny.campaign" > "$T/run1.log" 2>&1 || { cat "$T/run1.log"; fail "tiny campaign did not finish"; }
 grep -q ',finished,' "$T/res/tiny/runs.csv" || fail "runs.csv lacks a finished run"
+m=$(echo "$T"/res/tiny/*/meta.json)
+ws=$($C list "$T/tiny.campaign" | grep -o 'workload.seed=[0-9]*')
+python3 - "$m" "${ws#*=}" <<'PY' || fail "meta.json lacks the workload seed of list (${ws#*=}) or the launch command"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["workload"]["seed"] == int(sys.argv[2]), m["workload"]["seed"]
+assert " -n 2 " in m["launch_command"] and "/mpirun " in m["launch_command"], m.get("launch_command")
+PY
 KV_RESULTS=$T/res $C run "$T/tiny.campaign" > "$T/run2.log" 2>&1
-grep -q '1 already finished, 0 to run' "$T/run2.log" || fail "rerun did not skip: $(cat "$T/run2.log")"
-echo "PASS: campaign expansion, errors and resume"
+grep -q '1 already finished, 0 kept as failed or hung (--retry-failed runs them again), 0 to run' "$T/run2.log" ||
+  fail "rerun did not skip: $(cat "$T/run2.log")"
+# A run that fails (more replicas than ranks) keeps its outcome.
+sed 's/^ranks = 2/ranks = 2\nstore.replicas = 3/' "$T/tiny.campaign" > "$T/bad.campaign"
+KV_RESULTS=$T/res $C run "$T/bad.campaign" > "$T/bad1.log" 2>&1 && fail "the failing run passed"
+KV_RESULTS=$T/res $C run "$T/bad.campaign" > "$T/bad2.log" 2>&1
+grep -q '0 already finished, 1 kept as failed or hung.*, 0 to run' "$T/bad2.log" || fail "a failed run was rerun: $(cat "$T/bad2.log")"
+KV_RESULTS=$T/res $C run "$T/bad.campaign" --retry-failed > "$T/bad3.log" 2>&1
+grep -q '1 to run' "$T/bad3.log" && grep -q 'failed' "$T/bad3.log" || fail "--retry-failed: $(cat "$T/bad3.log")"
+# A Slurm task that is to load modules fails when it cannot, saying so.
+out=$(env -u module KV_ROOT="$ROOT" KV_MODULES=openmpi/ulfm SLURM_ARRAY_TASK_ID=0 MODULESHOME=/nonexistent \
+      bash "$ROOT/slurm/task.sh" "$T/tiny.campaign" /dev/null 2>&1); rc=$?
+[ "$rc" -eq 2 ] && grep -q "loads modules (openmpi/ulfm) but this node has no 'module' command" <<<"$out" ||
+  fail "task.sh without a module command: exit $rc: $out"
+echo "PASS: campaign expansion, seeds, shapes, errors and resume"

@@ -85,10 +85,11 @@ near() { awk -v a="$1" -v b="$2" -v t="$TOL" 'BEGIN { d = a - b; if (d < 0) d = 
 # check_log CASE RANK PID SIGNAL AT: the log's last line is that kill, near START+AT.
 check_log() {
   local log=$T/$1/kill.log line
-  [ "$(head -1 "$log" 2>/dev/null)" = "kill,target_rank,pid,host,signal,role,time_s" ] ||
+  [ "$(head -1 "$log" 2>/dev/null)" = "kill,target_rank,pid,host,signal,role,time_ns" ] ||
     { fail "$1: kill log header missing"; return; }
   line=$(tail -1 "$log")
   IFS=, read -r _ rank pid host sig role t <<<"$line"
+  t=$(awk -v n="$t" 'BEGIN { printf "%.6f", n / 1e9 }')  # time_ns to seconds
   if [ "$rank" != "$2" ] || [ "$pid" != "$3" ] || [ "$sig" != "$4" ] || [ "$host" != "$(hostname)" ] ||
      [ "$role" != rank ]; then
     fail "$1: kill log line '$line', wanted rank $2 pid $3 signal $4"

@@ -3,8 +3,10 @@
 # tool's output, never typed.
 #
 # Pass rules: `report.py check` finds every marked table of
-# docs/benchmarks.md and README.md equal to what report.py computes from
-# the committed files in results/bench/; a changed number in a copy is
+# docs/benchmarks.md, README.md and results/bench/README.md (the
+# provenance of every result file) equal to what report.py computes from
+# the committed files in results/bench/; every result file is listed in
+# results/bench/README.md; a changed number in a copy is
 # found (check exits 1) and `update` puts it back; a bad table name or a
 # lone marker is refused with exit 2 and a message, no traceback.
 set -uo pipefail
@@ -12,9 +14,13 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 R="python3 $ROOT/experiments/bench/report.py"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-$R check "$ROOT/docs/benchmarks.md" "$ROOT/README.md" || fail "tables out of date: run make report"
+$R check "$ROOT/docs/benchmarks.md" "$ROOT/README.md" "$ROOT/results/bench/README.md" ||
+  fail "tables out of date: run make report"
+for f in "$ROOT"/results/bench/*.csv; do
+  grep -q "^| \`$(basename "$f")\` |" "$ROOT/results/bench/README.md" || fail "results/bench/README.md lacks $(basename "$f")"
+done
 grep -q '<!-- report: recovery -->' "$ROOT/docs/benchmarks.md" || fail "docs/benchmarks.md has no recovery table"
-sed 's/^| recreate-copy | 4 | 10000 | 5 | 0 | [0-9.]* |/| recreate-copy | 4 | 10000 | 5 | 0 | 1.0 |/' "$ROOT/docs/benchmarks.md" > "$T/b.md"
+sed 's/^| recreate-copy | 4 | 10000 | 5 | 0 | [0-9.]* /| recreate-copy | 4 | 10000 | 5 | 0 | 1.0 /' "$ROOT/docs/benchmarks.md" > "$T/b.md"
 cmp -s "$T/b.md" "$ROOT/docs/benchmarks.md" && fail "the test's edit changed nothing"
 $R check "$T/b.md" 2>/dev/null && fail "a typed number went unnoticed"
 # The code-size table (loc) is computed from the sources, not from result

@@ -8,7 +8,7 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
-export OUT=$W/soak.csv RUNS=1 VARIANTS="recreate-copy proposed" SCENARIOS="single rerep"
+export OUT=$W/soak.csv BENCH_OUT=$W RUNS=1 VARIANTS="recreate-copy proposed" SCENARIOS="single rerep"  # logs of failed runs in $W too
 bash "$ROOT/experiments/bench/soak.sh" > "$W/log" 2>&1 || { cat "$W/log"; echo "FAIL: soak.sh exited non-zero"; exit 1; }
 rows=$(($(wc -l < "$OUT") - 1))
 [ "$rows" -eq 6 ] || { cat "$OUT"; echo "FAIL: $rows rows, wanted 6"; exit 1; }

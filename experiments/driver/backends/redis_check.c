@@ -55,7 +55,7 @@ int drr_batch_of(const rrun *x, int count) {
 /* Is `got` bytes of v what record `rec`'s log entries e[0..n) allow? */
 static int key_ok(const rrun *x, uint64_t rec, const wrec *e, size_t n, int loaded,
                   const unsigned char *v, long got, drr_judged *j) {
-    double t_load = x->m->run_start, newest = loaded ? t_load : -INFINITY;
+    double t_load = (double)x->m->run_start_wall_ns * 1e-9, newest = loaded ? t_load : -INFINITY;
     int acked = loaded;
     for (size_t k = 0; k < n; k++)
         if (isfinite(e[k].ack)) {
@@ -145,10 +145,12 @@ drr_judged drr_check_lost(rrun *x, int rank, int size) {
     return j;
 }
 
-/* time_s of the first kill in DIR/kills.csv (the injector's log); NAN if none. */
+/* The first kill of DIR/kills.csv (the injector's log), wall-clock
+ * seconds as the client's timestamps are; NAN if none.  Redis runs on this
+ * host: no clock offset. */
 static double first_kill(const drv_settings *s) {
-    double t;
-    return drv_read_kills(s, &t, 1) == 1 ? t : NAN;
+    drv_kill k;
+    return drv_read_kills(s, &k, 1) == 1 ? (double)k.time_ns * 1e-9 : NAN;
 }
 
 static void na_or(char *buf, size_t n, double v, const char *fmt) {
@@ -198,13 +200,17 @@ void drr_report(rrun *x, int rank, int size, const drr_judged *j) {
         fprintf(stderr, "kv_driver: cannot write %s\n", path);
     }
     snprintf(path, sizeof path, "%s/summary.txt", x->s->out);
+    /* YCSB-style lines, one number each; what was not measured is left out */
     FILE *outs[2] = {stdout, fopen(path, "a")};
     for (int i = 0; i < 2; i++) {
         if (!outs[i]) continue;
-        fprintf(outs[i], "[REDIS], Failover(ms), kill to first write: first rank %s, last rank %s "
-                         "(%d ranks saw the failure)\n", fm, lm, failed_over);
-        fprintf(outs[i], "[REDIS], AckedWritesLost, %s of %lld keys checked\n", lost, j->checked);
-        fprintf(outs[i], "[REDIS], Reconnects, %.0f, DegradedWrites, %.0f\n", reconn, degraded);
+        if (!isnan(f_ms)) fprintf(outs[i], "[REDIS], FailoverFirstRank(ms), %.1f\n", f_ms);
+        if (!isnan(l_ms)) fprintf(outs[i], "[REDIS], FailoverLastRank(ms), %.1f\n", l_ms);
+        fprintf(outs[i], "[REDIS], RanksFailedOver, %d\n", failed_over);
+        if (strcmp(lost, "NA")) fprintf(outs[i], "[REDIS], AckedWritesLost, %s\n", lost);
+        fprintf(outs[i], "[REDIS], KeysChecked, %lld\n", j->checked);
+        fprintf(outs[i], "[REDIS], Reconnects, %.0f\n", reconn);
+        fprintf(outs[i], "[REDIS], DegradedWrites, %.0f\n", degraded);
         if (i) fclose(outs[i]);
     }
 }

@@ -187,7 +187,7 @@ static int store_load(drv_ctx *x) {
         snprintf(x->err, sizeof x->err, "%s", kv_strerror(KV_ERR_NOMEM));
         return -1;
     }
-    double t0 = kv_wtime();
+    int64_t t0 = kv_clock_ns();
     int rc = KV_OK;
     for (uint64_t r = wl_load_begin(w, x->rank, x->members); r < wl_load_end(w, x->rank, x->members); r++) {
         size_t vlen = wl_load_value_len(w, r);
@@ -195,7 +195,7 @@ static int store_load(drv_ctx *x) {
         rc = put_retried(x, key, wl_key(w, r, key, sizeof key), val, vlen);
         if (!ok_rc(rc)) break;
     }
-    x->m->load_s = kv_wtime() - t0;
+    x->m->load_s = (double)(kv_clock_ns() - t0) * 1e-9;
     free(val);
     if (ok_rc(rc)) return 0;
     snprintf(x->err, sizeof x->err, "%s", kv_strerror(rc));
@@ -206,7 +206,11 @@ static void store_barrier(drv_ctx *x) { kv_barrier(x->kv); }
 
 static void store_begin(drv_ctx *x) {
     store_run *st = x->priv;
-    if (x->s->failures[0]) st->inj = kvi_inproc_start(&st->sch, x->rank, x->m->run_start, st->killlog);
+    /* The schedule's moments count from rank 0's start, on this host's clock. */
+    int64_t off, unc;
+    drv_clock_offset(&x->m->clocks, x->m->clocks.mine, &off, &unc);
+    if (x->s->failures[0])
+        st->inj = kvi_inproc_start(&st->sch, x->rank, (double)(x->m->run_start_wall_ns + off) * 1e-9, st->killlog);
 }
 
 static int store_get(drv_ctx *x, uint64_t rec, const char *key, size_t klen, unsigned char *buf,
@@ -230,10 +234,10 @@ static int store_put(drv_ctx *x, uint64_t rec, uint64_t ver, const char *key, si
 /* While idle, keep serving failure detection: the others' recovery needs us. */
 static void store_idle(drv_ctx *x) { kv_poll(x->kv); }
 
-static void store_tick(drv_ctx *x, double now, int wrote) {
+static void store_tick(drv_ctx *x, double t, int wrote) {
     store_run *st = x->priv;
     if (wrote) drv_ckpt_ack();
-    drv_ckpt_tick(x->kv, x->s, x->m, now);
+    drv_ckpt_tick(x->kv, x->s, x->m, t);
     if (st->inj) kvi_inproc_tick(st->inj, x->m->ops);
 }
 

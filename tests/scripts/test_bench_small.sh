@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# test_bench_small.sh -- `make bench` at a tiny size, into a directory of its
+# own (BENCH_OUT), never into results/bench.
+#
+# Pass rules: BENCH=hotpath, BENCH=ycsb (YCSB C, 2 ranks, 2 repetitions of
+# 1 s) and BENCH=recovery (1,000 pairs, 4 ranks, 2 repetitions) each write
+# their CSV with the header of docs/formats.md and the rows they should
+# (10 ycsb rows with repetitions 1 and 2, 2 recovery rows that did not
+# hang) and a NAME.meta beside it naming the revision (with the dirty flag
+# when the tree is edited), the MPI, the date, the host, the load and the
+# command; report.py prints their tables with a median and its interval
+# ("x [lo, hi]") in every cell of two runs and with the run count, and
+# its provenance table lists the three files with their revision; the
+# committed results/bench/ is untouched.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+R="python3 $ROOT/experiments/bench/report.py"
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+before=$(cd "$ROOT" && git status --porcelain results/bench)
+bench() { BENCH_OUT=$T "$@" bash "$ROOT/experiments/bench/bench.sh" > "$T/$BENCH.log" 2>&1 ||
+  fail "BENCH=$BENCH: $(tail -3 "$T/$BENCH.log")"; }
+BENCH=hotpath bench env HOTPATH_ITERS=100000
+BENCH=ycsb bench env YCSB_WORKLOADS=c YCSB_RANKS=2 YCSB_REPS=2 YCSB_SECONDS=1
+BENCH=recovery bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
+
+[ "$(head -1 "$T/ycsb.csv")" = "workload,variant,backend,ranks,repetition,throughput_ops_per_s,p50_us,p99_us" ] ||
+  fail "ycsb.csv header: $(head -1 "$T/ycsb.csv")"
+[ "$(grep -c '^c,[a-z-]*,allocate,2,[12],[0-9.]*,' "$T/ycsb.csv")" -eq 10 ] || fail "ycsb.csv rows: $(cat "$T/ycsb.csv")"
+[ "$(grep -c '^recreate-copy,allocate,4,1000,[12],.*,no$' "$T/recovery.csv")" -eq 2 ] ||
+  fail "recovery.csv rows: $(cat "$T/recovery.csv")"
+rev=$(git -C "$ROOT" rev-parse --short HEAD)
+for f in hotpath ycsb recovery; do
+  m=$T/$f.meta
+  grep -q "^revision: $rev\(-dirty\)\?$" "$m" && grep -q '^mpi: Open MPI' "$m" && grep -q '^date: 20' "$m" &&
+    grep -q '^host: [0-9]* cores' "$m" && grep -q '^load: ' "$m" && grep -q "^command: BENCH=$f .*make bench$" "$m" ||
+    fail "$f.meta: $(cat "$m" 2>/dev/null)"
+done
+out=$($R print ycsb recovery hotpath --dir "$T") || fail "report.py print: $out"
+grep -q '^| C | 2 | [0-9.]*k \[[0-9.]*k, [0-9.]*k\] |.* | 2 |$' <<<"$out" || fail "the ycsb table has no interval or count: $out"
+grep -q '^| recreate-copy | 4 | 1000 | 2 | 0 | [0-9.]* \[[0-9.]*, [0-9.]*\] |' <<<"$out" ||
+  fail "the recovery table has no interval: $out"
+prov=$($R print provenance --dir "$T")
+for f in hotpath ycsb recovery; do
+  grep -q "^| \`$f.csv\` | [0-9]* | $rev" <<<"$prov" || fail "provenance lacks $f.csv: $prov"
+done
+[ "$(cd "$ROOT" && git status --porcelain results/bench)" = "$before" ] || fail "results/bench was written to"
+echo "PASS: hotpath, ycsb and recovery at a tiny size, with provenance and intervals"
