@@ -57,8 +57,9 @@ def _ns(r):  # seconds (older kill logs) to integer ns
 
 # Older headers still read: name -> [(spec, function making a row current)].
 LEGACY = {
-    "kills.csv": [  # before integer clocks, with and without the role column
+    "kills.csv": [  # before the role column (every row a rank) or integer clocks
         (TABLES["kills.csv"][:6] + [("time_s", "f")], lambda r: {**r, "time_ns": _ns(r)}),
+        (TABLES["kills.csv"][:5] + [("time_ns", "i")], lambda r: {**r, "role": "rank"}),
         (TABLES["kills.csv"][:5] + [("time_s", "f")],
          lambda r: {**r, "role": "rank", "time_ns": _ns(r)}),
     ],

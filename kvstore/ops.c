@@ -131,7 +131,7 @@ static int kvo_lookup(kv_store *s, const kvo_key *k, int rank) {
     for (uint32_t p = 0; p < probes; p++) {
         uint32_t idx = (uint32_t)((k->home + p) % s->nslots);
         enum kvs_state st;
-        double deadline = 0;
+        int64_t deadline = 0;
         for (int tries = 0, waits = 0;;) {
             int rc = kvo_read_slot(s, rank, idx, buf, &st);
             if (rc) return rc;
@@ -142,8 +142,8 @@ static int kvo_lookup(kv_store *s, const kvo_key *k, int rank) {
                 if (++tries > s->cfg.read_retries) return KV_ERR_CORRUPT;
             } else {  /* locked: wait for the writer, bounded */
                 s->st.lock_waits++;
-                if (waits++ == 0) deadline = kv_wtime() + s->cfg.lock_timeout_ms * 1e-3;
-                else if ((waits & 63) == 0 && kv_wtime() > deadline) return KV_ERR_BUSY;
+                if (waits++ == 0) deadline = kv_clock_ns() + (int64_t)s->cfg.lock_timeout_ms * 1000000;
+                else if ((waits & 63) == 0 && kv_clock_ns() > deadline) return KV_ERR_BUSY;
             }
             if (tries + waits > 2) sched_yield();
         }
@@ -279,7 +279,7 @@ static void kvo_unlock_all(kv_store *s, kvo_rep *reps, int n) {
 
 /* Acquire the lock of slot idx at rep; bounded.  KV_OK, KV_ERR_BUSY,
  * KV_ERR_INTERRUPTED, or 1 = "give way": release everything and restart. */
-static int kvo_lock(kv_store *s, kvo_rep *rep, uint32_t idx, bool holding, double deadline) {
+static int kvo_lock(kv_store *s, kvo_rep *rep, uint32_t idx, bool holding, int64_t deadline) {
     const uint64_t me = s->lock_word;
     for (int spin = 0;; spin++) {
         uint64_t got = 0;
@@ -293,7 +293,7 @@ static int kvo_lock(kv_store *s, kvo_rep *rep, uint32_t idx, bool holding, doubl
         if (kvw_test(s)) return KV_ERR_INTERRUPTED;
         if (spin > 4) sched_yield();  /* let a preempted holder run (oversubscribed nodes) */
         if (holding && spin >= KVO_SPIN_HOLDING) return 1;
-        if ((spin & 63) == 63 && kv_wtime() > deadline) return KV_ERR_BUSY;
+        if ((spin & 63) == 63 && kv_clock_ns() > deadline) return KV_ERR_BUSY;
     }
 }
 
@@ -344,7 +344,7 @@ static int kvo_still_free(kv_store *s, const kvo_key *k, kvo_rep *rep, bool *ok)
 }
 
 /* Phase 1 at one replica: lock home, probe, lock the target slot. */
-static int kvo_claim(kv_store *s, const kvo_key *k, kvo_rep *rep, bool holding, double deadline) {
+static int kvo_claim(kv_store *s, const kvo_key *k, kvo_rep *rep, bool holding, int64_t deadline) {
     int rc = kvo_lock(s, rep, k->home, holding, deadline);
     if (rc) return rc;
     int first_free;
@@ -427,7 +427,7 @@ static int kvo_store(kv_store *s, kvo_rep *reps, int n, const unsigned char *img
 static int kvo_write_key(kv_store *s, const kvo_key *k, const int *ids, int n, kvo_write *w) {
     kvo_rep reps[KVO_MAX_R];
     s->lock_word = KVS_LOCK_WORD(++s->write_seq, s->my_id);
-    double deadline = kv_wtime() + s->cfg.lock_timeout_ms * 1e-3;
+    int64_t deadline = kv_clock_ns() + (int64_t)s->cfg.lock_timeout_ms * 1000000;
     int rc;
     for (int attempt = 0;; attempt++) {
         memset(reps, 0, sizeof reps);
@@ -438,7 +438,7 @@ static int kvo_write_key(kv_store *s, const kvo_key *k, const int *ids, int n, k
             if (rc) kvo_unlock_all(s, reps, i + 1);
         }
         if (rc != 1) break;
-        if (kv_wtime() > deadline) { rc = KV_ERR_BUSY; break; }
+        if (kv_clock_ns() > deadline) { rc = KV_ERR_BUSY; break; }
     }
     if (rc) {
         if (rc == KV_ERR_INTERRUPTED) kvr_note_affected(s, k->home);

@@ -29,11 +29,11 @@ want header "$("${ROW[@]}" --header)" \
 
 d=$T/recovered; mkdir -p "$d"
 cat > "$d/kills.csv" <<'EOF'
-kill,target_rank,pid,host,signal,role,time_s
-0,-1,100,kvnode2,KILL,daemon-parent,10.000001
-0,-1,101,kvnode2,KILL,daemon,10.000002
-0,3,102,kvnode2,KILL,rank,10.000003
-0,2,103,kvnode2,KILL,rank,10.000004
+kill,target_rank,pid,host,signal,role,time_ns
+0,-1,100,kvnode2,KILL,daemon-parent,10000001000
+0,-1,101,kvnode2,KILL,daemon,10000002000
+0,3,102,kvnode2,KILL,rank,10000003000
+0,2,103,kvnode2,KILL,rank,10000004000
 EOF
 cat > "$d/recovery.csv" <<'EOF'
 failure,rank,epoch,failed_ranks,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,pairs_restored,restarts

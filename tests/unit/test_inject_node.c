@@ -364,7 +364,7 @@ static void test_inproc_node(void **st) {
     FILE *f = fopen(log, "r");
     assert_non_null(f);
     assert_non_null(fgets(line, sizeof line, f));
-    assert_string_equal(line, "kill,target_rank,pid,host,signal,role,time_s\n");
+    assert_string_equal(line, "kill,target_rank,pid,host,signal,role,time_ns\n");
     static const char *roles[5] = {"daemon-parent", "daemon", "rank", "rank", "rank"};
     static const int ranks[5] = {-1, -1, 2, 3, 1};
     for (int i = 0; i < 5; i++) {
