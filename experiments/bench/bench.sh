@@ -10,6 +10,9 @@
 #   proposed.csv      variant proposed (the patched Open MPI's fault-tolerant
 #                     RMA) against the workarounds, one kill per run, side by
 #                     side; proposed-overhead.csv its failure-free YCSB cost
+#   multihost.csv     the store across the hosts of a test cluster, beside one
+#                     host: store vs raw RMA, recovery per variant, the hang
+#                     rate of single-kill runs (bench_multihost.sh; hours)
 # Each benchmark prints its table; the CSV files are rewritten by each run
 # of the benchmark (BENCH=name runs just one).  The recovery matrix is
 # sized by RANKS, PAIRS, REPS and VARIANTS (defaults below fit this 2-core
@@ -156,4 +159,8 @@ fi
 
 if want redis; then  # the store against Redis
   bash "$ROOT/experiments/bench/bench_redis.sh"
+fi
+
+if want multihost; then  # the store across hosts (a test cluster of its own)
+  bash "$ROOT/experiments/bench/bench_multihost.sh"
 fi
