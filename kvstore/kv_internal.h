@@ -210,6 +210,8 @@ void kvr_trace(const kv_store *s, const char *fmt, ...) __attribute__((format(pr
 int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **base, MPI_Win *win,
                     bool *malloced, bool zero);
 void kvo_abandon(kv_store *s, MPI_Win win, void *mem);
+/* The info keys every window over a table gets. */
+void kvo_window_info(const kv_store *s, MPI_Info info);
 int kvo_map_ranks(kv_store *s);
 /* Set s->shm for the current window (see struct kv_store). */
 void kvo_map_shm(kv_store *s);

@@ -12,7 +12,7 @@
 static int inplace_make(kv_store *s, kvr_window *nw) {
     MPI_Info info;
     MPI_Info_create(&info);
-    MPI_Info_set(info, "accumulate_ordering", "none");
+    kvo_window_info(s, info);
     int rc = MPI_Win_create(s->base, (MPI_Aint)s->table_bytes, 1, info, s->comm, &nw->win);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) return kvw_status(s, rc);

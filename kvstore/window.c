@@ -14,12 +14,25 @@
 
 #include <stdlib.h>
 
+void kvo_window_info(const kv_store *s, MPI_Info info) {
+    MPI_Info_set(info, "accumulate_ordering", "none");
+    /* The store's only atomics are 8-byte integer compare-and-swap and
+     * replace on slot lock words (ops.c).  Saying so lets osc/rdma across
+     * nodes do each as one network atomic at the target; otherwise it
+     * takes the target's accumulate lock around each (two more round
+     * trips, and one lock per target that every writer and waiter queues
+     * on): with 6 ranks on 3 hosts contended slot locks then timed out
+     * (docs/cluster.md).  Not on one node, where that lock is in shared
+     * memory and costs little: one-host results stay comparable. */
+    if (!s->one_node) MPI_Info_set(info, "acc_single_intrinsic", "true");
+}
+
 /* Allocate a zeroed table of `bytes` and a window over it on comm. */
 int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **base, MPI_Win *win,
                     bool *malloced, bool zero) {
     MPI_Info info;
     MPI_Info_create(&info);
-    MPI_Info_set(info, "accumulate_ordering", "none");
+    kvo_window_info(s, info);
     MPI_Info_set(info, "same_disp_unit", "true");
     int rc;
     if (s->cfg.backend == KV_BACKEND_ALLOCATE) {

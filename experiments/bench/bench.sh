@@ -12,6 +12,9 @@
 #                     side; proposed-overhead.csv its failure-free YCSB cost
 #   nodeloss.csv      a node loss against a single-rank kill on the 3-host
 #                     test cluster (bench_nodeloss.sh; needs root)
+#   multihost.csv     the store across the hosts of a test cluster, beside one
+#                     host: store vs raw RMA, recovery per variant, the hang
+#                     rate of single-kill runs (bench_multihost.sh; hours)
 # Each benchmark prints its table; the CSV files are rewritten by each run
 # of the benchmark (BENCH=name runs just one), and beside each goes
 # NAME.meta, what made it (scripts/provenance: revision, MPI and patches,
@@ -189,4 +192,8 @@ fi
 
 if want nodeloss; then  # a node loss against a single-rank kill, across hosts
   bash "$ROOT/experiments/bench/bench_nodeloss.sh"
+fi
+
+if want multihost; then  # the store across hosts (a test cluster of its own)
+  bash "$ROOT/experiments/bench/bench_multihost.sh"
 fi

@@ -404,15 +404,62 @@ def provenance():
     return table(["file", "rows", "revision", "date", "MPI", "host", "command"], body)
 
 
+def multihost():
+    """multihost.csv (BENCH=multihost make bench): one host beside the test
+    cluster's hosts, three tables (store against raw RMA, recovery after one
+    kill, the hang rate of single-kill soak runs)."""
+    r = rows("multihost.csv")
+    if not r:
+        return []
+    out = []
+    raw = collections.defaultdict(list)
+    for x in r:
+        if x["kind"] == "store-vs-raw":
+            raw[(x["operation"], x["backend"], int(x["hosts"]))].append(x)
+    if raw:
+        body = []
+        for (op, b, h), g in sorted(raw.items()):
+            s, w = med([x["store_us"] for x in g]), med([x["raw_us"] for x in g])
+            body.append([op, b, h, len(g), f"{s:.1f}", f"{w:.1f}", f"{s / w:.2f}"])
+        out += table(["operation", "backend", "hosts", "runs", "store (us)", "raw RMA (us)", "ratio"], body)
+    rec = collections.defaultdict(list)
+    for x in r:
+        if x["kind"] == "recovery":
+            rec[(x["variant"], int(x["hosts"]), int(x["ranks"]))].append(x)
+    if rec:
+        body = []
+        for (v, h, n), g in sorted(rec.items()):
+            ok = [x for x in g if x["outcome"] == "pass"]
+            ms = lambda col: f"{med([x[col] for x in ok]) / 1000:.1f}" if ok else "NA"  # noqa: E731
+            lost = sum(int(x["lost"]) for x in ok if x["lost"] not in ("", "NA"))
+            body.append([v, h, n, len(g), len(g) - len(ok), ms("detect_us"), ms("shrink_us"), ms("windows_us"),
+                         ms("total_us"), lost])
+        out += table(["variant", "hosts", "ranks", "runs", "not passed", "detect (ms)", "shrink (ms)",
+                      "windows (ms)", "total excl. detect (ms)", "lost in sample"], body)
+    soak_ = collections.defaultdict(list)
+    for x in r:
+        if x["kind"] == "soak":
+            soak_[(x["variant"], int(x["hosts"]))].append(x["outcome"])
+    if soak_:
+        body = []
+        for (v, h), g in sorted(soak_.items()):
+            c = collections.Counter(g)
+            other = len(g) - c["pass"] - c["hung"]
+            body.append([v, h, len(g), c["pass"], c["hung"], other, f"{100 * c['hung'] / len(g):.0f}%"])
+        out += table(["variant", "hosts", "single-kill runs", "passed", "hung", "other outcomes", "hang rate"], body)
+    return out
+
+
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery, "ycsb": ycsb,
           "soak": soak, "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
-          "proposed": proposed, "redis": redis, "loc": loc, "provenance": provenance}
+          "proposed": proposed, "redis": redis, "multihost": multihost, "loc": loc, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
 PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recovery": "recovery.csv",
            "ycsb": "ycsb.csv", "soak": "soak.csv", "hangs-rdma": "hangs-rdma.csv",
-           "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv"}
+           "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
+           "multihost": "multihost.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 
 

@@ -23,8 +23,9 @@
  * run: 6 allocate proposed 3 2 0 rerep:made
  * run: 4 create proposed 2 1
  * run: 6 create proposed 2 1 0 seq
+ * run: 4 create recreate-copy 2 1 0 idle
  *
- * Arguments: backend variant r kills [spares] [seq|rerep|rerep:POINT|node]; $KV_TEST_SEED
+ * Arguments: backend variant r kills [spares] [seq|rerep|rerep:POINT|idle|seq-idle|node|node-idle]; $KV_TEST_SEED
  * varies the victims and the moments (the soak target, experiments/bench/soak.sh).
  * Every rank runs a mixed workload of puts (own keys), gets and counter
  * increments; `kills` ranks (never rank 0), chosen with a fixed seed, raise
@@ -37,7 +38,8 @@
  * or after the exchange, before inserting; with r = 3 one copy of every
  * pair survives both.  "node" kills every rank of one node other than rank
  * 0's at one moment (run on several hosts: tests/scripts/test_nodeloss.sh);
- * with r = 2 the pairs survive only if their copies sit on distinct nodes.
+ * with r = 2 the pairs survive only if their copies sit on distinct nodes;
+ * "node-idle" kills that node the "idle" way (below).
  * (recreate-inplace is tested
  * with one kill: after its first recovery the windows are MPI_Win_create
  * windows, osc/rdma, whose hangs on a dead target are measured by the
@@ -48,7 +50,14 @@
  * survivor's latest acknowledged value of every key it wrote is read back
  * exactly by every survivor; values read during the run always belong to
  * the key read; the store size equals the survivors; each survivor ran
- * at least one recovery.
+ * at least one recovery.  "idle" and "seq-idle" kill the same victims at
+ * the same operations, but only once every rank has reached that operation
+ * and passed a barrier: no RMA is in flight to the victim, and the
+ * survivors wait in kv_poll until they have recovered.  That tests the
+ * recovery of variants without fault-tolerant RMA on osc/rdma too (across
+ * hosts every window is osc/rdma, where stock Open MPI 5.0.7 hangs or
+ * aborts an RMA call to a rank that just died; make bench measures how
+ * often a kill at a random instant does that).
  */
 #include <stdint.h>
 
@@ -75,12 +84,27 @@ static void value_for(char *buf, size_t n, int rank, int k, int it) {
     snprintf(buf, n, "w%d-k%d-it%d-%08x", rank, k, it, (unsigned)(k * 2654435761u ^ it));
 }
 
+/* The idle kills due at operation `it`: every member passes a barrier,
+ * the victims die, the survivors poll until they have recovered from it. */
+static void idle_kill(kv_store *s, const int *victim_op, int size, int it) {
+    int due = 0;
+    for (int r = 0; r < size; r++) due += victim_op[r] == it;
+    if (!due) return;
+    int before = kv_recovery_count(s);
+    int rc = kv_barrier(s);
+    KVT_CHECK(rc == KV_OK || rc == KV_WARN_DEGRADED);
+    if (victim_op[kvt_rank_world] == it) raise(SIGKILL);
+    double t0 = kvt_now();
+    while (kv_recovery_count(s) == before && kvt_now() - t0 < 60) kv_poll(s);
+    KVT_CHECK(kv_recovery_count(s) > before);
+}
+
 /* Retry an operation interrupted by a failure (recovery already ran). */
 #define RETRY(expr) ({ int r_; int n_ = 0; while ((r_ = (expr)) == KV_ERR_INTERRUPTED && n_++ < 20) {} r_; })
 
 int main(int argc, char **argv) {
     kvt_init(&argc, &argv);
-    if (argc < 5) { fprintf(stderr, "usage: store_kill backend variant r kills [spares] [seq|rerep|rerep:POINT|node]\n"); return 2; }
+    if (argc < 5) { fprintf(stderr, "usage: store_kill backend variant r kills [spares] [seq|rerep|rerep:POINT|idle|seq-idle|node|node-idle]\n"); return 2; }
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -93,10 +117,11 @@ int main(int argc, char **argv) {
     c.replicas = atoi(argv[3]);
     int kills = atoi(argv[4]);
     c.spares = argc > 5 ? atoi(argv[5]) : 0;
-    int seq = argc > 6 && strcmp(argv[6], "seq") == 0;
     /* "node": every rank of one node dies (needs several nodes). */
-    int node_loss = argc > 6 && strcmp(argv[6], "node") == 0;
+    int node_loss = argc > 6 && (strcmp(argv[6], "node") == 0 || strcmp(argv[6], "node-idle") == 0);
     if (node_loss) kills = 0;
+    int seq = argc > 6 && (strcmp(argv[6], "seq") == 0 || strcmp(argv[6], "seq-idle") == 0);
+    int idle = argc > 6 && strstr(argv[6], "idle") != NULL;
     /* "rerep" draws the point from the seed; "rerep:POINT" names it. */
     int rerep = argc > 6 && strncmp(argv[6], "rerep", 5) == 0;
     const char *named_point = rerep && argv[6][5] == ':' ? argv[6] + 6 : NULL;
@@ -159,7 +184,8 @@ int main(int argc, char **argv) {
     if (!kv_is_spare(s)) {
         int me = rank;
         for (int it = 0; it < OPS; it++) {
-            if (victim_op[me] >= 0 && it >= victim_op[me] && kv_recovery_count(s) >= victim_order[me])
+            if (idle) idle_kill(s, victim_op, size, it);
+            else if (victim_op[me] >= 0 && it >= victim_op[me] && kv_recovery_count(s) >= victim_order[me])
                 raise(SIGKILL);
             int k = (int)(rnd() % NKEYS), kind = (int)(rnd() % 4);
             int other = (int)(rnd() % (unsigned)size);

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# bench_multihost.sh -- the store across hosts (BENCH=multihost make bench).
+#
+# On a test cluster of its own (scripts/vcluster up 3 --no-slurm, own state
+# directory and bridge, torn down at the end whatever happens), one host's
+# numbers beside the cluster's, interleaved run by run so that the machine's
+# noise falls on both alike:
+#   store-vs-raw  bench_store_raw (kv_get r=1 / kv_put r=2 against the raw
+#                 RMA they need), ranks 0 and 1 on one host and on two
+#                 hosts, backends allocate and create (across hosts both are
+#                 osc/rdma), MH_REPS (3) runs of MH_OPS (2000) operations x 5
+#                 rounds each;
+#   recovery      bench_recovery (MH_PAIRS (2000) pairs, the last rank
+#                 killed while the others wait in kv_poll, every phase
+#                 timed), every variant, 3 ranks (spare: 4) one per host and
+#                 on one host, MH_RECOVERY_REPS (5) runs each;
+#   soak          the one-host soak's single-kill runs (tests/history/run.sh
+#                 --scenario single: random operations, one rank SIGKILLed
+#                 at a random instant, the history checked), every variant,
+#                 backend allocate (osc/rdma across hosts), ranks spread over
+#                 the 3 hosts one by one, MH_RUNS (50) runs each: the hang
+#                 rate (outcome hung: no verdict within MH_TIMEOUT, 40 s, the
+#                 one-host soak's limit; a passing run took 6-7 s).
+# MH_PARTS narrows the parts, MH_VARIANTS the variants.  Output:
+# results/bench/multihost.csv (MH_OUT), one row per measurement:
+#   kind,hosts,ranks,variant,backend,repetition,operation,store_us,raw_us,
+#   detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,
+#   total_us,lost,outcome,seconds
+# (NA where a column does not apply; operation is get/put, kill, or the
+# soak scenario; repetition is the soak's seed), and beside it the .meta
+# file of scripts/provenance; the files of every soak run that did not pass
+# go to results/bench/multihost-logs/.  The full set takes about 5 hours on
+# this 2-core machine, most of it the soak's hung runs (each runs into its
+# limit, then its stacks are taken).  Needs root (namespaces).
+set -uo pipefail
+export PATH=$PATH:/usr/sbin:/sbin
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${KV_BUILD:-$ROOT/build}
+BIN=$B/bin VC=$ROOT/scripts/vcluster KVRUN=$ROOT/scripts/kvrun
+OUT=${MH_OUT:-$ROOT/results/bench/multihost.csv}
+PARTS=${MH_PARTS:-store-vs-raw recovery soak}
+VARIANTS=${MH_VARIANTS:-recreate-copy recreate-inplace recreate-free spare proposed}
+REPS=${MH_REPS:-3} OPS=${MH_OPS:-2000} PAIRS=${MH_PAIRS:-2000}
+RECOVERY_REPS=${MH_RECOVERY_REPS:-5} RUNS=${MH_RUNS:-50} TIMEOUT=${MH_TIMEOUT:-40}
+HEADER=kind,hosts,ranks,variant,backend,repetition,operation,store_us,raw_us,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,lost,outcome,seconds
+CMD="MH_PARTS='$PARTS' MH_VARIANTS='$VARIANTS' MH_REPS=$REPS MH_OPS=$OPS MH_PAIRS=$PAIRS MH_RECOVERY_REPS=$RECOVERY_REPS MH_RUNS=$RUNS MH_TIMEOUT=$TIMEOUT BENCH=multihost make bench"
+want() { [[ " $PARTS " == *" $1 "* ]]; }
+
+[ "$(id -u)" -eq 0 ] || { echo "bench_multihost: needs root (network namespaces)" >&2; exit 1; }
+for p in bench_store_raw bench_recovery; do
+  [ -x "$BIN/$p" ] || { echo "bench_multihost: not built: $BIN/$p (run make)" >&2; exit 1; }
+done
+export KV_CLUSTER_DIR KV_CLUSTER_BRIDGE=kvbrb
+KV_CLUSTER_DIR=$(mktemp -d /tmp/kvcluster-bench.XXXXXX)
+chmod 0755 "$KV_CLUSTER_DIR"
+# A finalize that hangs after a verdict is cut after 2 s (kvrun's grace).
+export KVRUN_GRACE=${KVRUN_GRACE:-2}
+TMP=$KV_CLUSTER_DIR/work; mkdir -p "$TMP"
+trap '"$VC" down >/dev/null 2>&1; rm -rf "$KV_CLUSTER_DIR"' EXIT
+"$VC" up 3 --no-slurm >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log" >&2; exit 1; }
+mkdir -p "$(dirname "$OUT")"
+echo "$HEADER" > "$OUT"
+"$ROOT/scripts/provenance" "$CMD" > "${OUT%.csv}.meta"
+
+# run_on HOSTS N TIMEOUT PROGRAM...: kvrun of N ranks on HOSTS hosts: this
+# machine alone for 1; one rank per host when N = HOSTS; else round-robin
+# over all the hosts (PRRTE's by-node mapping; on one host it would undo
+# --oversubscribe), so that victims die on every host, not only the head.
+run_on() {
+  local h=$1 n=$2 t=$3
+  shift 3
+  if [ "$h" = 1 ]; then "$KVRUN" -n "$n" --timeout "$t" -- "$@"
+  elif [ "$n" -eq "$h" ]; then "$KVRUN" --cluster --nodes "$h" --ppn 1 --timeout "$t" -- "$@"
+  else PRTE_MCA_rmaps_default_mapping_policy=node "$KVRUN" --cluster -n "$n" --timeout "$t" -- "$@"; fi
+}
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+secs() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
+
+# store-vs-raw: bench_store_raw appends "op,backend,ranks,bytes,store,raw,ratio"
+raw_point() {  # HOSTS BACKEND REP
+  local f=$TMP/raw.csv t0 st
+  : > "$f"
+  t0=$(date +%s%N)
+  run_on "$1" 2 600 "$BIN/bench_store_raw" "$2" "$f" "$OPS" 5 >"$TMP/raw.log" 2>&1
+  st=$?
+  awk -F, -v h="$1" -v r="$3" -v s="$(secs "$(ms_since "$t0")")" -v ok=$st \
+    '{ printf "store-vs-raw,%s,%s,recreate-copy,%s,%s,%s,%s,%s,NA,NA,NA,NA,NA,NA,NA,NA,%s,%s\n",
+       h, $3, $2, r, $1, $5, $6, ok == 0 ? "pass" : "failed", s }' "$f" | tee -a "$OUT"
+  [ -s "$f" ] || echo "store-vs-raw,$1,2,recreate-copy,$2,$3,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,failed,NA" | tee -a "$OUT"
+}
+
+# recovery: bench_recovery appends "variant,backend,ranks,pairs,rep,detect,
+# revoke,shrink,agree,windows,rerep,total,restored,lost,hang"
+recovery_point() {  # HOSTS VARIANT REP
+  local v=$2 np=3 sp=0 f=$TMP/rec.csv t0 st o
+  [ "$v" = spare ] && np=4 sp=1
+  : > "$f"; rm -f "$TMP/kill.log"
+  t0=$(date +%s%N)
+  # (in the command: the environment does not travel to other hosts)
+  run_on "$1" "$np" 300 env KV_SPARES=$sp KV_KILL_LOG="$TMP/kill.log" \
+    "$BIN/bench_recovery" "$v" allocate "$PAIRS" "$3" "$f" >"$TMP/rec.log" 2>&1
+  st=$?
+  case $st in 0) o=pass ;; 3) o=hung ;; 2) o=crashed ;; *) o=failed ;; esac
+  if [ -s "$f" ]; then
+    awk -F, -v h="$1" -v o="$o" -v s="$(secs "$(ms_since "$t0")")" \
+      '{ printf "recovery,%s,%s,%s,%s,%s,kill,NA,NA,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+         h, $3, $1, $2, $5, $6, $7, $8, $9, $10, $11, $12, $14, o, s }' "$f" | tee -a "$OUT"
+  else
+    echo "recovery,$1,$((np - sp)),$v,allocate,$3,kill,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,$o,$(secs "$(ms_since "$t0")")" | tee -a "$OUT"
+  fi
+}
+
+# soak: one tests/history/run.sh run across the cluster (KV_CLUSTER=1)
+soak_point() {  # VARIANT SEED
+  local v=$1 sp=0 t0 line o get
+  [ "$v" = spare ] && sp=1
+  t0=$(date +%s%N)
+  line=$(KV_CLUSTER=1 PRTE_MCA_rmaps_default_mapping_policy=node bash "$ROOT/tests/history/run.sh" --backend allocate --variant "$v" --r 2 \
+         --spares "$sp" --scenario single --seconds 1.5 --seed "$2" --timeout "$TIMEOUT" --out "$TMP/soak")
+  o=$(sed -n 's/.*outcome=\([a-z]*\).*/\1/p' <<<"$line")
+  get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
+  echo "soak,3,$(get ranks),$v,allocate,$2,single,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,${o:-error},$(secs "$(ms_since "$t0")")" | tee -a "$OUT"
+  if [ "${o:-error}" != pass ]; then  # keep the evidence
+    mkdir -p "$(dirname "$OUT")/multihost-logs"
+    rm -rf "$(dirname "$OUT")/multihost-logs/$v-seed$2"
+    mv "$TMP/soak" "$(dirname "$OUT")/multihost-logs/$v-seed$2"
+  fi
+  rm -rf "$TMP/soak"
+}
+
+if want store-vs-raw; then
+  for rep in $(seq "$REPS"); do
+    for b in allocate create; do
+      for h in 1 2; do raw_point "$h" "$b" "$rep"; done
+    done
+  done
+fi
+if want recovery; then
+  for rep in $(seq "$RECOVERY_REPS"); do
+    for v in $VARIANTS; do
+      for h in 1 3; do recovery_point "$h" "$v" "$rep"; done
+    done
+  done
+fi
+if want soak; then
+  for seed in $(seq "$RUNS"); do
+    for v in $VARIANTS; do soak_point "$v" "$seed"; done
+  done
+fi
+python3 "$ROOT/experiments/bench/report.py" print multihost --file "$OUT"
+echo "wrote $OUT"
