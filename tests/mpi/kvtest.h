@@ -94,9 +94,9 @@ static inline int kvt_finish(MPI_Comm comm, const char *name) {
     return total;
 }
 
-/* Die by SIGKILL after writing the wall clock (CLOCK_REALTIME, the clock of
- * kill logs) to $KV_KILL_LOG, so survivors can time detection from it. */
-static inline void kvt_die_logged(void) {
+/* Write the wall clock (CLOCK_REALTIME, the clock of kill logs) to
+ * $KV_KILL_LOG, so survivors can time detection from it. */
+static inline void kvt_log_kill_time(void) {
     const char *p = getenv("KV_KILL_LOG");
     FILE *f = p ? fopen(p, "w") : NULL;
     if (f) {
@@ -105,6 +105,11 @@ static inline void kvt_die_logged(void) {
         fprintf(f, "%.6f\n", ts.tv_sec + ts.tv_nsec * 1e-9);
         fclose(f);
     }
+}
+
+/* Die by SIGKILL after logging the time (kvt_log_kill_time). */
+static inline void kvt_die_logged(void) {
+    kvt_log_kill_time();
     raise(SIGKILL);
 }
 
