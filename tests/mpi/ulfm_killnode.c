@@ -12,8 +12,11 @@
  * the last rank SIGKILLs its daemon (prted, its parent process) and the
  * node's other ranks SIGKILL themselves as soon as they see it gone, so the
  * runtime learns of them only through the daemon's loss.  MODE external:
- * the last rank creates $KV_KILLNODE_READY, and the script SIGKILLs every
- * process of the node (ranks and prted) with one kill(1).
+ * the last rank creates DIR/ready, and the script SIGKILLs every process of
+ * the node (ranks and prted) with one kill(1).  Usage: ulfm_killnode MODE
+ * [DIR]; the killer writes the time of the kill to DIR/killtime (the kill
+ * log of kvtest.h), from which survivors time their detection.  DIR must be
+ * seen by every host.
  *
  * Pass rule, on every survivor: a pending MPI_ANY_SOURCE receive on a
  * watchdog communicator fails within 20 s; the next barrier on the world
@@ -53,12 +56,13 @@ static void comm_of(pid_t pid, char *out, size_t n) {
 }
 
 /* A rank of the victim node: never returns. */
-static void die_with_node(int last, const char *mode) {
+static void die_with_node(int last, const char *mode, const char *dir) {
     pid_t daemon = getppid();
     if (strcmp(mode, "external") == 0) {
         if (last) {  /* the script kills the node once this file exists */
-            const char *p = getenv("KV_KILLNODE_READY");
-            FILE *f = p ? fopen(p, "w") : NULL;
+            char path[4096];
+            snprintf(path, sizeof path, "%s/ready", dir);
+            FILE *f = fopen(path, "w");
             if (f) fclose(f);
         }
         sleep(60);  /* killed long before, unless the script failed */
@@ -132,11 +136,14 @@ static void check_failed(MPI_Comm comm, const int *victim, int size, int want) {
 
 int main(int argc, char **argv) {
     kvt_init(&argc, &argv);
-    const char *mode = argc > 1 ? argv[1] : "self";
+    const char *mode = argc > 1 ? argv[1] : "self", *dir = argc > 2 ? argv[2] : ".";
     if (strcmp(mode, "self") != 0 && strcmp(mode, "external") != 0) {
-        fprintf(stderr, "usage: ulfm_killnode [self|external]\n");
+        fprintf(stderr, "usage: ulfm_killnode [self|external] [DIR]\n");
         MPI_Abort(MPI_COMM_WORLD, 64);
     }
+    char killlog[4096];  /* the kill log kvtest.h reads and writes */
+    snprintf(killlog, sizeof killlog, "%s/killtime", dir);
+    setenv("KV_KILL_LOG", killlog, 1);
     MPI_Comm world, watch, node;
     MPI_Comm_dup(MPI_COMM_WORLD, &world);
     MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
@@ -159,7 +166,7 @@ int main(int argc, char **argv) {
     MPI_Request req;
     MPI_Irecv(&buf, 1, MPI_INT, MPI_ANY_SOURCE, 7, watch, &req);
     MPI_Barrier(world);
-    if (victim[rank]) die_with_node(rank == size - 1, mode);
+    if (victim[rank]) die_with_node(rank == size - 1, mode, dir);
 
     int cls = notice(&req, rank);
     KVT_CHECK(cls == MPIX_ERR_PROC_FAILED_PENDING || cls == MPIX_ERR_PROC_FAILED ||
