@@ -13,6 +13,10 @@ declare -A SERIES=(
   [0002-ftmpi-win-revoke]="ompi/mpiext/ftmpi/c/Makefile.am ompi/mpiext/ftmpi/c/Makefile.in ompi/mpiext/ftmpi/c/mpiext_ftmpi_c.h ompi/mpiext/ftmpi/c/win_ft.c ompi/mpiext/ftmpi/c/profile/Makefile.am ompi/mpiext/ftmpi/c/profile/Makefile.in"
   [0003-osc-sm-ft]="ompi/mca/osc/sm/osc_sm.h ompi/mca/osc/sm/osc_sm_comm.c ompi/mca/osc/sm/osc_sm_component.c ompi/mca/osc/sm/osc_sm_passive_target.c"
   [0004-osc-rdma-ft]="ompi/mca/osc/rdma/osc_rdma.h ompi/mca/osc/rdma/osc_rdma_accumulate.c ompi/mca/osc/rdma/osc_rdma_btl_comm.h ompi/mca/osc/rdma/osc_rdma_comm.c ompi/mca/osc/rdma/osc_rdma_component.c ompi/mca/osc/rdma/osc_rdma_lock.h ompi/mca/osc/rdma/osc_rdma_module.c ompi/mca/osc/rdma/osc_rdma_passive_target.c"
+  [0005-prrte-lost-daemon]="3rd-party/prrte/src/mca/errmgr/dvm/errmgr_dvm.c"
+  [0006-ftmpi-failure-notices]="ompi/communicator/ft/comm_ft.c ompi/errhandler/errhandler.c"
+  [0007-btl-tcp-no-sigpipe]="opal/mca/btl/tcp/btl_tcp.c opal/mca/btl/tcp/btl_tcp_frag.c"
+  [0008-prrte-fence-without-dead-nodes]="3rd-party/prrte/src/mca/grpcomm/base/grpcomm_base_stubs.c"
 )
 listed=" "
 for name in "${!SERIES[@]}"; do listed+="${SERIES[$name]} "; done

@@ -96,16 +96,21 @@ static inline int kvt_finish(MPI_Comm comm, const char *name) {
     return total;
 }
 
-/* Die by SIGKILL after writing the wall clock (kv_wall_ns: CLOCK_REALTIME
- * in integer ns, the clock of kill logs) to $KV_KILL_LOG, so survivors on
- * this host can time detection from it. */
-static inline void kvt_die_logged(void) {
+/* Write the wall clock (kv_wall_ns: CLOCK_REALTIME in integer ns, the
+ * clock of kill logs) to $KV_KILL_LOG, so survivors can time detection
+ * from it. */
+static inline void kvt_log_kill_time(void) {
     const char *p = getenv("KV_KILL_LOG");
     FILE *f = p ? fopen(p, "w") : NULL;
     if (f) {
         fprintf(f, "%lld\n", (long long)kv_wall_ns());
         fclose(f);
     }
+}
+
+/* Die by SIGKILL after logging the time (kvt_log_kill_time). */
+static inline void kvt_die_logged(void) {
+    kvt_log_kill_time();
     raise(SIGKILL);
 }
 
