@@ -39,6 +39,10 @@ typedef struct drv_ctx {
     int stop;                   /* the backend gave up: no further operations here */
     char err[1024];             /* why open or load failed */
     void *priv;                 /* the backend's own state */
+    /* Lines of meta.json and summary.txt a workload adds (meta: each line
+     * ending in ","); NULL: none.  Called on the writing rank. */
+    void (*extra_meta)(FILE *f, const struct drv_ctx *x);
+    void (*extra_summary)(FILE *f, const struct drv_ctx *x);
 } drv_ctx;
 
 typedef struct drv_backend {

@@ -23,6 +23,12 @@
 static kv_acks *acks;
 static long long next_k = 1;
 
+static int take(kv_store *kv, drv_rank *m);
+
+void drv_ckpt_take(kv_store *kv, drv_rank *m) {
+    if (take(kv, m) != KV_OK) m->checkpoint_errors++;
+}
+
 static int take(kv_store *kv, drv_rank *m) {
     long long at = acks ? acks->acked : 0;
     kv_checkpoint_info ci;
@@ -65,7 +71,7 @@ void drv_ckpt_ack(void) {
 }
 
 void drv_ckpt_tick(kv_store *kv, const drv_settings *s, drv_rank *m, double now) {
-    if (s->checkpoint_s <= 0) return;
+    if (s->checkpoint_s <= 0 || s->task.enabled) return;  /* a task run decides itself */
     double end = s->work.duration_s > 0 ? m->run_start + s->work.duration_s : 1e300;
     while (now >= m->run_start + next_k * s->checkpoint_s && m->run_start + next_k * s->checkpoint_s < end) {
         if (take(kv, m) != KV_OK) m->checkpoint_errors++;

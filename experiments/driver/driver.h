@@ -19,6 +19,7 @@
 #include "histogram.h"
 #include "inject.h"
 #include "kvstore.h"
+#include "taskapp.h"
 #include "workload.h"
 
 struct drv_backend;
@@ -38,6 +39,7 @@ typedef struct drv_redis {
 typedef struct drv_settings {
     kv_config store;
     wl_params work;
+    ta_params task;          /* workload.kind=taskapp: experiments/taskapp/ */
     char failures[512];      /* injector spec, "" for none */
     char out[512];           /* run directory (results/CAMPAIGN/RUN_ID) */
     char campaign[128];
@@ -83,11 +85,15 @@ typedef struct drv_rank {
 /* run.c: PAPI's hardware counters per phase (NA when the machine has none). */
 void drv_papi_init(drv_rank *m);
 void drv_papi_phase(drv_rank *m, long long out[2], int start);
+/* Count one completion at t seconds in the timeline (kind < 0: neither read nor write). */
+void drv_add_bin(drv_rank *m, double t, int kind, int failed, double bin_s);
 
 /* checkpoint.c: variant checkpoint-restart.  start: map the acks file,
  * or (driver.restore=1) reload the latest checkpoint, *restored = 1. */
 int drv_ckpt_start(kv_store *kv, const drv_settings *s, drv_rank *m, int *restored);
 void drv_ckpt_ack(void);
+/* One checkpoint now (collective); the task runtime decides when. */
+void drv_ckpt_take(kv_store *kv, drv_rank *m);
 void drv_ckpt_tick(kv_store *kv, const drv_settings *s, drv_rank *m, double now);
 void drv_ckpt_finish(kv_store *kv, const drv_settings *s, drv_rank *m);
 void drv_ckpt_write(MPI_Comm comm, const drv_settings *s, const drv_rank *m, int me);

@@ -70,7 +70,9 @@ int main(int argc, char **argv) {
     int role = x.be->open(&x);
     if (role < 0) return fail_early(x.rank, x.err);
     drv_papi_init(&m);
-    if (role == DRV_RUN) workload(&x);
+    if (role == DRV_RUN && s.task.enabled) ta_workload(&x, 0);
+    else if (role == DRV_RUN) workload(&x);
+    else if (role == DRV_SAT_OUT && s.task.enabled) ta_workload(&x, 1);  /* a spare joins the task run */
     else m.papi_load[0] = m.papi_load[1] = m.papi_run[0] = m.papi_run[1] = -1;
     int bad = 0;
     if (role != DRV_DONE) {

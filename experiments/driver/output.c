@@ -366,6 +366,7 @@ static void write_meta(const drv_ctx *x, double t0, double t1, const char *statu
                "  \"verify_errors\": %lld,\n", t->ops, t->failed, t->retried, t->verify_errors);
     write_config(f, c, s);
     if (x->be->meta) x->be->meta(f, s);
+    if (x->extra_meta) x->extra_meta(f, x);
     json_str(f, "papi_hw", m->papi_reason[0] ? m->papi_reason : "available", 0);
     fprintf(f, "}\n");
     fclose(f);
@@ -408,6 +409,7 @@ static void write_summary(const drv_ctx *x, const drv_totals *t) {
                     rt.revoke_us, rt.shrink_us, rt.agree_us, rt.windows_us, rt.rereplicate_us, rt.failed,
                     rt.survivors);
         }
+        if (x->extra_summary) x->extra_summary(o, x);
     }
     if (f) fclose(f);
 }

@@ -54,7 +54,7 @@ void drv_papi_phase(drv_rank *m, long long out[2], int start) {
 }
 
 /* Count one completed operation in the timeline bins. */
-static void add_bin(drv_rank *m, double t, int kind, int failed, double bin_s) {
+void drv_add_bin(drv_rank *m, double t, int kind, int failed, double bin_s) {
     int b = t < 0 ? 0 : (int)(t / bin_s);
     if (b >= m->cbins) {
         int n = m->cbins ? m->cbins : 1024;
@@ -68,7 +68,7 @@ static void add_bin(drv_rank *m, double t, int kind, int failed, double bin_s) {
     if (b >= m->nbins) m->nbins = b + 1;
     m->bins[b].ops++;
     if (kind == WL_READ || kind == WL_SCAN) m->bins[b].reads++;
-    else m->bins[b].writes++;
+    else if (kind >= 0) m->bins[b].writes++;
     if (failed) m->bins[b].failed++;
 }
 
@@ -156,7 +156,7 @@ void drv_run(drv_ctx *x) {
         m->ops++;
         m->failed_ops += failed;
         hist_record(&m->lat[op.kind][phase], (uint64_t)((end - start) * 1e9));
-        add_bin(m, end - m->run_start, op.kind, failed, s->bin_s);
+        drv_add_bin(m, end - m->run_start, op.kind, failed, s->bin_s);
         if (x->be->tick) x->be->tick(x, end, !failed && is_write(op.kind));
         progress(x, end, &next_progress);
     }

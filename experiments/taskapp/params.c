@@ -1,0 +1,129 @@
+/*
+ * params.c -- the settings of a task run: workload.kind, app, size,
+ * split_depth, checkpoint_ms, kill_point.
+ *
+ * The driver hands every workload.NAME setting here first; a name that is
+ * not one of these goes on to the YCSB workload (workload.h).  The size
+ * is the application's to parse (N for N-Queens, a sample tree's name for
+ * UTS), so an application brings its own sizes and published answers.  A
+ * kill point names a step of the protocol (ta_int.h's TA_POINTS) where the
+ * scheduled victim dies instead of between two tasks.
+ */
+#include <string.h>
+
+#include "kv_util.h"
+#include "ta_int.h"
+
+static const ta_app *const apps[] = {&ta_nqueens, &ta_uts_app};
+enum { NAPPS = sizeof apps / sizeof apps[0] };
+
+static const char *const points[] = {
+#define TA_POINT_NAME_(id, name, what) name,
+    TA_POINTS(TA_POINT_NAME_)
+#undef TA_POINT_NAME_
+};
+enum { NPOINTS = sizeof points / sizeof points[0] };
+
+void ta_params_default(ta_params *p) {
+    memset(p, 0, sizeof *p);
+    p->app = &ta_nqueens;
+    p->n = 14;
+    p->split = 4;
+    p->checkpoint_ms = 50;
+    strcpy(p->size, "14");
+}
+
+static int set_app(ta_params *p, const char *v, char *err, size_t len) {
+    for (int i = 0; i < NAPPS; i++)
+        if (!strcmp(v, apps[i]->name)) {
+            p->app = apps[i];
+            p->size[0] = 0;  /* the size must be given again for another application */
+            return 0;
+        }
+    return kvu_fail(err, len, "app: '%s' is not nqueens or uts", v);
+}
+
+static int set_point(ta_params *p, const char *v, char *err, size_t len) {
+    if (!v[0]) { p->kill_point[0] = 0; return 0; }
+    for (int i = 0; i < NPOINTS; i++)
+        if (!strcmp(v, points[i])) { strcpy(p->kill_point, v); return 0; }
+    char names[256] = "";
+    for (int i = 0; i < NPOINTS; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", points[i]);
+    return kvu_fail(err, len, "kill_point: '%s' is not one of %s", v, names);
+}
+
+int ta_params_set(ta_params *p, const char *name, const char *v, char *err, size_t len) {
+    long long n;
+    double d;
+    if (!strcmp(name, "kind")) {
+        if (strcmp(v, "ycsb") && strcmp(v, "taskapp"))
+            return kvu_fail(err, len, "kind: '%s' is not ycsb or taskapp", v);
+        p->enabled = !strcmp(v, "taskapp");
+        return 0;
+    }
+    if (!strcmp(name, "app")) return set_app(p, v, err, len);
+    if (!strcmp(name, "size")) {
+        if (strlen(v) >= sizeof p->size) return kvu_fail(err, len, "size: '%.40s' is too long", v);
+        if (p->app->set_size(p, v, err, len)) return -1;
+        strcpy(p->size, v);
+        return 0;
+    }
+    if (!strcmp(name, "split_depth")) {
+        if (kvu_parse_ll(v, 1, 30, false, &n)) return kvu_fail(err, len, "split_depth: '%s' is not 1..30", v);
+        p->split = (int)n;
+        return 0;
+    }
+    if (!strcmp(name, "checkpoint_ms")) {
+        if (kvu_parse_double(v, &d) || d < 0 || d > 3.6e6)
+            return kvu_fail(err, len, "checkpoint_ms: '%s' is not a number of milliseconds >= 0", v);
+        p->checkpoint_ms = d;
+        return 0;
+    }
+    if (!strcmp(name, "kill_point")) return set_point(p, v, err, len);
+    return 1;
+}
+
+int ta_params_check(const ta_params *p, char *err, size_t len) {
+    if (!p->size[0])
+        return kvu_fail(err, len, "workload.app=%s needs workload.size (%s)", p->app->name, p->app->sizes);
+    if (p->app == &ta_nqueens && p->split >= p->n)
+        return kvu_fail(err, len, "workload.split_depth=%d must be below the board size %d", p->split, p->n);
+    return 0;
+}
+
+void ta_usage(FILE *f) {
+    fputs("  workload.kind  ycsb (default) | taskapp: a task-parallel application instead,\n"
+          "                 with workload.app (nqueens | uts), size (N-Queens: N, 4..20; UTS:\n"
+          "                 a sample tree, T1 T2 T3 T4 T5 T1L T3L), split_depth (N-Queens),\n"
+          "                 checkpoint_ms (how often a rank's state goes to the store; 0 =\n"
+          "                 never: not resilient), kill_point (see docs/taskapp.md)\n", f);
+}
+
+/* The store must hold a head and a useful loot in one value, keep r copies
+ * on the ranks that hold data, and the failures must be survivable. */
+int ta_check_run(const drv_settings *s, int nranks, char *err, size_t len) {
+    char sub[400];
+    const kv_config *c = &s->store;
+    int members = nranks - c->spares;
+    if (kv_config_check(c, sub, sizeof sub)) return kvu_fail(err, len, "store: %s", sub);
+    if (ta_params_check(&s->task, sub, sizeof sub)) return kvu_fail(err, len, "workload: %s", sub);
+    if (nranks > TA_MAX_IDS) return kvu_fail(err, len, "a task run has at most %d ranks", TA_MAX_IDS);
+    if (c->replicas > members)
+        return kvu_fail(err, len, "store.replicas=%d but only %d ranks hold data", c->replicas, members);
+    if (c->max_value < ta_head_bytes(nranks) || c->max_value < 8 + 8 * TA_TASK_BYTES)
+        return kvu_fail(err, len, "store.max_value=%zu is too small for a task run of %d ranks (at least %zu)",
+                        c->max_value, nranks, ta_head_bytes(nranks) > 8 + 8 * TA_TASK_BYTES
+                                                  ? ta_head_bytes(nranks) : 8 + 8 * TA_TASK_BYTES);
+    if (s->checkpoint_s > 0 && c->variant != KV_VARIANT_CHECKPOINT)
+        return kvu_fail(err, len, "driver.checkpoint_s needs store.variant=checkpoint-restart");
+    if (!s->failures[0]) return 0;
+    kvi_spec spec;
+    if (kvi_spec_parse(s->failures, &spec, sub, sizeof sub)) return kvu_fail(err, len, "driver.failures: %s", sub);
+    if (c->variant == KV_VARIANT_NONE)
+        return kvu_fail(err, len, "variant none has no recovery: it cannot run with driver.failures");
+    if (s->task.checkpoint_ms <= 0 && c->variant != KV_VARIANT_CHECKPOINT)
+        return kvu_fail(err, len, "workload.checkpoint_ms=0 keeps no state in the store: it cannot run "
+                        "with driver.failures");
+    return 0;
+}
