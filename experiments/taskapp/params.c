@@ -30,6 +30,7 @@ void ta_params_default(ta_params *p) {
     p->n = 14;
     p->split = 4;
     p->checkpoint_ms = 50;
+    p->kill_rank = -1;
     strcpy(p->size, "14");
 }
 
@@ -43,10 +44,24 @@ static int set_app(ta_params *p, const char *v, char *err, size_t len) {
     return kvu_fail(err, len, "app: '%s' is not nqueens or uts", v);
 }
 
+/* NAME or NAME:RANK (only that rank dies at the point; the others'
+ * events fire between tasks, so a second failure can hit a recovery). */
 static int set_point(ta_params *p, const char *v, char *err, size_t len) {
-    if (!v[0]) { p->kill_point[0] = 0; return 0; }
+    p->kill_point[0] = 0;
+    p->kill_rank = -1;
+    if (!v[0]) return 0;
+    const char *colon = strchr(v, ':');
+    size_t n = colon ? (size_t)(colon - v) : strlen(v);
+    long long r = -1;
+    if (colon && kvu_parse_ll(colon + 1, 0, TA_MAX_IDS - 1, false, &r))
+        return kvu_fail(err, len, "kill_point: '%s' is not NAME or NAME:RANK", v);
     for (int i = 0; i < NPOINTS; i++)
-        if (!strcmp(v, points[i])) { strcpy(p->kill_point, v); return 0; }
+        if (strlen(points[i]) == n && !strncmp(v, points[i], n)) {
+            memcpy(p->kill_point, v, n);
+            p->kill_point[n] = 0;
+            p->kill_rank = (int)r;
+            return 0;
+        }
     char names[256] = "";
     for (int i = 0; i < NPOINTS; i++)
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", points[i]);
@@ -97,7 +112,7 @@ void ta_usage(FILE *f) {
           "                 with workload.app (nqueens | uts), size (N-Queens: N, 4..20; UTS:\n"
           "                 a sample tree, T1 T2 T3 T4 T5 T1L T3L), split_depth (N-Queens),\n"
           "                 checkpoint_ms (how often a rank's state goes to the store; 0 =\n"
-          "                 never: not resilient), kill_point (see docs/taskapp.md)\n", f);
+          "                 never: not resilient), kill_point (NAME[:RANK]: docs/taskapp.md)\n", f);
 }
 
 /* The store must hold a head and a useful loot in one value, keep r copies

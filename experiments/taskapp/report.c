@@ -55,6 +55,7 @@ static int setup(ta_rt *rt, drv_ctx *x) {
     rt->nids = x->size;
     rt->members = x->members;
     rt->ckpt_restart = x->s->store.variant == KV_VARIANT_CHECKPOINT;
+    rt->point_only = rt->p->kill_point[0] && (rt->p->kill_rank < 0 || rt->p->kill_rank == rt->me);
     /* checkpoint-restart reloads the store: the queues must be in it */
     rt->persist = rt->p->checkpoint_ms > 0 || rt->ckpt_restart;
     size_t vmax = kv_get_config(x->kv)->max_value;

@@ -47,7 +47,7 @@ int ta_fatal(ta_rt *rt, const char *fmt, ...) {
 /* A scheduled victim with workload.kill_point=NAME dies here (the injector
  * is ticked only at that point, with the tasks done so far). */
 void ta_point(ta_rt *rt, enum ta_point pt) {
-    if (rt->p->kill_point[0] && !strcmp(rt->p->kill_point, point_names[pt]) && rt->x->be->tick)
+    if (rt->point_only && !strcmp(rt->p->kill_point, point_names[pt]) && rt->x->be->tick)
         rt->x->be->tick(rt->x, kv_wtime(), 0);
 }
 
@@ -112,7 +112,7 @@ static int work(ta_rt *rt) {
         x->m->ops++;
         double now = kv_wtime();
         drv_add_bin(x->m, now - x->m->run_start, -1, 0, x->s->bin_s);
-        if (!rt->p->kill_point[0] && x->be->tick) x->be->tick(x, now, 0);
+        if (!rt->point_only && x->be->tick) x->be->tick(x, now, 0);
     }
     double now = kv_wtime();
     int rc = TA_OK;
@@ -157,7 +157,7 @@ static int finished(ta_rt *rt) {
 static int idle(ta_rt *rt) {
     double now = kv_wtime();
     if (!rt->idle_since) rt->idle_since = now;
-    if (!rt->p->kill_point[0] && rt->x->be->tick) rt->x->be->tick(rt->x, now, 0);  /* time events */
+    if (!rt->point_only && rt->x->be->tick) rt->x->be->tick(rt->x, now, 0);  /* time events */
     int rc = rt->idle_committed ? TA_OK : ta_commit_now(rt, 1);
     if (rc == TA_OK) rc = ta_poll(rt);
     if (rc == TA_OK) rc = ta_steal(rt);

@@ -79,6 +79,7 @@ typedef struct ta_rt {
     const ta_params *p;
     int me, nids, members;
     int persist;                    /* queues go to the store (checkpoint_ms > 0) */
+    int point_only;                 /* the injector is ticked at the kill point only */
     int ckpt_restart;               /* variant checkpoint-restart */
     int live[TA_MAX_IDS], ever[TA_MAX_IDS];
     ta_head head;                   /* as last committed (or the initial state) */

@@ -54,6 +54,7 @@ typedef struct ta_params {
     ta_uts uts;                  /* UTS: the sample tree's parameters */
     double checkpoint_ms;        /* a rank's state goes to the store this often; 0 = never */
     char kill_point[24];         /* kill at this protocol point instead of between tasks */
+    int kill_rank;               /* only this rank dies at the point (-1: any) */
 } ta_params;
 
 /* An application: tasks that make tasks, and two result counters summed
