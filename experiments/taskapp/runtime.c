@@ -47,8 +47,13 @@ int ta_fatal(ta_rt *rt, const char *fmt, ...) {
 /* A scheduled victim with workload.kill_point=NAME dies here (the injector
  * is ticked only at that point, with the tasks done so far). */
 void ta_point(ta_rt *rt, enum ta_point pt) {
-    if (rt->point_only && !strcmp(rt->p->kill_point, point_names[pt]) && rt->x->be->tick)
-        rt->x->be->tick(rt->x, kv_wtime(), 0);
+    if (!rt->point_only || strcmp(rt->p->kill_point, point_names[pt]) || !rt->x->be->tick) return;
+    /* NAME:RANK: RANK dies the first time it gets here, whatever its task
+     * count (its event counts tasks; the offset makes any count due). */
+    long long far = rt->p->kill_rank >= 0 ? 1000000000LL : 0;
+    rt->x->m->ops += far;
+    rt->x->be->tick(rt->x, kv_wtime(), 0);
+    rt->x->m->ops -= far;
 }
 
 int ta_leader(const ta_rt *rt) {

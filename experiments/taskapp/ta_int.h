@@ -20,7 +20,8 @@
 #include "kvstore.h"
 #include "taskapp.h"
 
-/* Protocol steps where a scheduled victim may die (workload.kill_point):
+/* Protocol steps where a scheduled victim may die (workload.kill_point=NAME:
+ * at the point once its event is due; NAME:RANK: RANK at its first arrival):
  * X(ID, "name", "what has happened when it dies"). */
 #define TA_POINTS(X)                                                          \
     X(GIVE_LOOT, "give-loot", "victim: loot written, its commit not yet")     \
