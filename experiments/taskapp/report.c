@@ -28,7 +28,7 @@ static struct ta_report {
     int known, correct, error, persist, nrec;
     int64_t want[2], res[2], counted;
     long long executed, redone;     /* -1: a rank's count file was unreadable */
-    double run_s, recover_s[TA_MAX_RECOVERIES];
+    double run_s, solve_s, recover_s[TA_MAX_RECOVERIES];
     long long commits, loots_given, loots_taken, requests, reclaims, adoptions, checkpoints;
     double commit_s, idle_s;
 } R;
@@ -87,7 +87,7 @@ static int start(ta_rt *rt, drv_ctx *x, int joined) {
         size_t len;
         int rc;
         while ((rc = ta_kv_get(rt, &c, sizeof c, &len, TA_KEY_CTL)) == TA_RECOVER) {}
-        m->run_start = c.run_start;
+        m->run_start = rt->first_start = c.run_start;
         rt->recoveries = -1;  /* join the survivors' recovery first */
         return rc == TA_FATAL ? rc : TA_OK;
     }
@@ -104,11 +104,13 @@ static int start(ta_rt *rt, drv_ctx *x, int joined) {
         if (rc != TA_OK) return rc;
     }
     rt->next_ckpt = m->run_start + x->s->checkpoint_s;
+    rt->first_start = m->run_start;
     if (!rt->ckpt_restart) return TA_OK;
     x->be->barrier(x);
     size_t len;
     if (ta_kv_get(rt, &c, sizeof c, &len, TA_KEY_CTL) != TA_OK) return ta_fatal(rt, "no control key");
     rt->ckpt_seen = first ? 0 : c.ckpt;
+    if (!first) rt->first_start = c.run_start;  /* the restored control key: the first job's start */
     if (first) { drv_ckpt_take(rt->kv, m); rt->ckpt_seen = 1; rt->st.checkpoints++; }
     return TA_OK;
 }
@@ -160,6 +162,8 @@ static void gather(ta_rt *rt, drv_ctx *x, int error) {
     MPI_Reduce(dm, dmax, 2 + TA_MAX_RECOVERIES, MPI_DOUBLE, MPI_MAX, 0, comm);
     MPI_Reduce(&st->idle_s, &R.idle_s, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
     MPI_Reduce(&x->m->run_s, &R.run_s, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    double solve = x->m->run_start + x->m->run_s - rt->first_start;
+    MPI_Reduce(&solve, &R.solve_s, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
     if (me != 0) return;
     long long dead = dead_executed(rt, x->s);
     R.executed = sum[8] || dead < 0 ? -1 : sum[0] + dead;
@@ -191,6 +195,7 @@ static void meta(FILE *f, const drv_ctx *x) {
     json_ll(f, "tasks_counted", R.counted);
     json_ll(f, "tasks_executed", R.executed);
     json_ll(f, "tasks_redone", R.redone);
+    fprintf(f, "\"run_s\": %.6f, \"solve_s\": %.6f, ", R.run_s, R.solve_s);
     fprintf(f, "\"throughput_tasks_per_s\": %.1f, \"commits\": %lld, \"commit_s_max\": %.6f, "
                "\"idle_s_sum\": %.3f, \"loots_given\": %lld, \"loots_taken\": %lld, \"steal_requests\": %lld, "
                "\"reclaims\": %lld, \"adoptions\": %lld, \"checkpoints\": %lld, \"app_recovery_s\": [",

@@ -88,6 +88,7 @@ typedef struct ta_rt {
     int64_t res[2], counted;
     int idle_committed;             /* the head says idle and nothing changed since */
     double last_commit, next_poll, next_term, next_ckpt, idle_since;
+    double first_start;             /* the run's start (a restarted job: the first job's) */
     uint64_t nonce, pend[TA_MAX_IDS];   /* thief: the open request to each victim (0 = none) */
     double pend_at[TA_MAX_IDS];
     int64_t bell_seen;              /* victim: the bell's value at the last scan */

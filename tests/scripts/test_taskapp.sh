@@ -81,9 +81,9 @@ run adopter-dies 4 2 "" $NQ store.variant=recreate-copy store.replicas=3 workloa
 
 # Checkpoint-restart: the kill ends the first job (no ULFM); the second
 # restores the latest checkpoint and finishes.
-CR="$NQ store.variant=checkpoint-restart store.checkpoint_dir=$D/cr/ckpt"
+CR="$NQ store.variant=checkpoint-restart store.replicas=1 store.checkpoint_dir=$D/cr/ckpt"
 "$RUN" -n 4 --no-ft --timeout 120 -- "$DRV" workload.kind=taskapp store.slots_per_rank=4096 driver.progress=0 \
-  driver.out="$D/cr" $CR driver.checkpoint_s=0.2 "driver.failures=target=ranks:1; when=ops:600" \
+  driver.out="$D/cr" $CR driver.checkpoint_s=0.2 "driver.failures=target=ranks:1; when=ops:300" \
   > "$D/cr.log" 2>&1 && fail "checkpoint-restart: the job with a kill passed"
 [ -s "$D/cr/kills.csv" ] || fail "checkpoint-restart: no kill logged"
 run cr 4 1 restart $CR driver.restore=1
