@@ -109,9 +109,10 @@ def expand(c):
     for combo in itertools.product(*(c["sweep"][k] for k in keys)):
         params = dict(c["fixed"])
         params.update(zip(keys, combo))
-        if params.get("store.variant") == "none" and params.get("store.replicas", "1") != "1":
-            continue  # the baseline has no replicas: one run per sweep point, r = 1
-        if params.get("store.variant") == "none":
+        no_replicas = params.get("store.variant") in ("none", "checkpoint-restart")
+        if no_replicas and params.get("store.replicas", "1") != "1":
+            continue  # the baseline and checkpoint-restart have no replicas: one run per sweep point, r = 1
+        if no_replicas:
             params["store.replicas"] = "1"
         launch = {k: int(params.pop(k)) for k in list(params) if k in LAUNCH_KEYS}
         launch.setdefault("nodes", 1)

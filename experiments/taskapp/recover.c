@@ -127,19 +127,48 @@ static int commit_gain(ta_rt *rt, ta_head *h, gain *g) {
     return rc;
 }
 
-static int round_once(ta_rt *rt) {
-    int seen = kv_recovery_count(rt->kv);
-    ta_update_live(rt);
-    int rc = ta_kv_status(rt, kv_barrier(rt->kv), "kv_barrier");
+/* Step 2: kv_barrier until no failure came during one.  Every survivor
+ * passes the same syncs (in recovery, or at the end: ta_finish), so a
+ * survivor that was already done pairs its barriers with the others'. */
+static int sync_live(ta_rt *rt) {
+    for (int i = 0; i < 64; i++) {
+        int seen = kv_recovery_count(rt->kv);
+        ta_update_live(rt);
+        int rc = ta_kv_status(rt, kv_barrier(rt->kv), "kv_barrier");
+        if (rc != TA_OK || kv_recovery_count(rt->kv) == seen) return rc;
+    }
+    return ta_fatal(rt, "64 failures during one recovery");
+}
+
+/* Steps 3 and 4, after a sync. */
+static int take_over_all(ta_rt *rt) {
+    int rc = read_heads(rt);
     if (rc != TA_OK) return rc;
-    if (kv_recovery_count(rt->kv) != seen) return TA_RECOVER;  /* another failure meanwhile */
-    if ((rc = read_heads(rt)) != TA_OK) return rc;
     ta_head h = rt->head;
     gain g = {{0}, {0, 0}, 0, 0, 0};
     rc = take_over(rt, &h, &g);
     if (rc == TA_OK) rc = commit_gain(rt, &h, &g);
     ta_queue_free(&g.q);
     return rc;
+}
+
+static int round_once(ta_rt *rt) {
+    int rc = sync_live(rt);
+    return rc == TA_OK ? take_over_all(rt) : rc;
+}
+
+/* At the end (after done): a failure that came after this survivor left
+ * the worker loop is handled here, with the same syncs as in ta_recover
+ * (its dead ranks were idle: adopting them only moves their results). */
+int ta_finish(ta_rt *rt) {
+    for (int i = 0; i < 64; i++) {
+        int rc = sync_live(rt);
+        if (rc != TA_OK) return rc;
+        if (rt->recoveries == kv_recovery_count(rt->kv)) return TA_OK;
+        rt->recoveries = kv_recovery_count(rt->kv);
+        if ((rc = take_over_all(rt)) == TA_FATAL) return rc;
+    }
+    return ta_fatal(rt, "64 failures at the end");
 }
 
 int ta_recover(ta_rt *rt) {

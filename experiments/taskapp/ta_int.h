@@ -131,6 +131,7 @@ int ta_loot_read(ta_rt *rt, int victim, int thief, uint32_t k, ta_queue *into);
 /* recover.c */
 void ta_update_live(ta_rt *rt);
 int ta_recover(ta_rt *rt);
+int ta_finish(ta_rt *rt);
 int ta_restart(ta_rt *rt);
 
 /* failures.c: task_failures.csv (collective over the survivors); rate:
