@@ -18,9 +18,8 @@ counted in the title):
 Usage: fig_taskapp.py [BENCH_DIR [OUT_DIR]]  (default results/bench,
 BENCH_DIR/figures).  Prints what it drew and from how many runs.
 """
-import math
+import importlib.util
 import os
-import statistics as st
 import sys
 
 import pyfind
@@ -33,21 +32,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from benchfiles import directories, num, rows, save  # noqa: E402
 
-# Student's t, two-sided 95%, for 1..30 degrees of freedom; 1.96 beyond.
-T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-       2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-       2.052, 2.048, 2.045, 2.042]
-
-
-def mean_ci(xs):
-    """(mean, half width of the 95% interval); the width is 0 for one value."""
-    if not xs:
-        return None, None
-    m = st.mean(xs)
-    if len(xs) < 2:
-        return m, 0.0
-    t = T95[len(xs) - 2] if len(xs) - 1 <= len(T95) else 1.96
-    return m, t * st.stdev(xs) / math.sqrt(len(xs))
+# The statistics of the benchmark's table, defined once beside report.py
+# (loaded by path: the two folders are not one package).
+_spec = importlib.util.spec_from_file_location(
+    "report_taskapp", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                   "experiments", "bench", "report_taskapp.py"))
+report_taskapp = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(report_taskapp)
+mean_ci = report_taskapp.mean_ci
 
 
 def times(rs, **want):
@@ -59,7 +51,7 @@ def times(rs, **want):
 def bars(ax, labels, vals, title, ylabel):
     xs = range(len(labels))
     ms = [v[0] if v[0] is not None else 0 for v in vals]
-    ax.bar(xs, ms, yerr=[v[1] or 0 for v in vals], capsize=3, color="tab:blue")
+    ax.bar(xs, ms, yerr=[v[1] or 0 for v in vals], capsize=3, color="tab:blue")  # one run: no bar
     ax.set_xticks(list(xs))
     ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
     ax.set_title(title)
@@ -72,7 +64,7 @@ def overhead(ax, rs):
     vals = []
     for v in vs:
         m, h = mean_ci(times(rs, set="overhead", variant=v, kills=0))
-        vals.append((m / base, h / base) if m is not None and base else (None, None))
+        vals.append((m / base, (h or 0) / base) if m is not None and base else (None, None))
     bars(ax, vs, vals, "a. overhead of resilience (no failure)", "time / not resilient")
     ax.axhline(1.0, color="gray", lw=0.8)
 
@@ -96,7 +88,7 @@ def lines(ax, rs, s, xcol, series, title, xlabel):
         pts = [(x, mean_ci(times(rs, set=s, **{xcol: x}, **want))) for x in xs]
         pts = [(x, m, h) for x, (m, h) in pts if m is not None]
         if pts:
-            ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] for p in pts], marker="o",
+            ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] or 0 for p in pts], marker="o",
                         capsize=3, label=label)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("seconds to the answer")

@@ -114,31 +114,3 @@ void ta_usage(FILE *f) {
           "                 checkpoint_ms (how often a rank's state goes to the store; 0 =\n"
           "                 never: not resilient), kill_point (NAME[:RANK]: docs/taskapp.md)\n", f);
 }
-
-/* The store must hold a head and a useful loot in one value, keep r copies
- * on the ranks that hold data, and the failures must be survivable. */
-int ta_check_run(const drv_settings *s, int nranks, char *err, size_t len) {
-    char sub[400];
-    const kv_config *c = &s->store;
-    int members = nranks - c->spares;
-    if (kv_config_check(c, sub, sizeof sub)) return kvu_fail(err, len, "store: %s", sub);
-    if (ta_params_check(&s->task, sub, sizeof sub)) return kvu_fail(err, len, "workload: %s", sub);
-    if (nranks > TA_MAX_IDS) return kvu_fail(err, len, "a task run has at most %d ranks", TA_MAX_IDS);
-    if (c->replicas > members)
-        return kvu_fail(err, len, "store.replicas=%d but only %d ranks hold data", c->replicas, members);
-    if (c->max_value < ta_head_bytes(nranks) || c->max_value < 8 + 8 * TA_TASK_BYTES)
-        return kvu_fail(err, len, "store.max_value=%zu is too small for a task run of %d ranks (at least %zu)",
-                        c->max_value, nranks, ta_head_bytes(nranks) > 8 + 8 * TA_TASK_BYTES
-                                                  ? ta_head_bytes(nranks) : 8 + 8 * TA_TASK_BYTES);
-    /* driver.checkpoint_s is checkpoint-restart's own: other variants leave
-     * it unused, so one campaign can sweep every variant */
-    if (!s->failures[0]) return 0;
-    kvi_spec spec;
-    if (kvi_spec_parse(s->failures, &spec, sub, sizeof sub)) return kvu_fail(err, len, "driver.failures: %s", sub);
-    if (c->variant == KV_VARIANT_NONE)
-        return kvu_fail(err, len, "variant none has no recovery: it cannot run with driver.failures");
-    if (s->task.checkpoint_ms <= 0 && c->variant != KV_VARIANT_CHECKPOINT)
-        return kvu_fail(err, len, "workload.checkpoint_ms=0 keeps no state in the store: it cannot run "
-                        "with driver.failures");
-    return 0;
-}

@@ -1,6 +1,7 @@
 /*
- * report.c -- a task run inside kv_driver: set up the runtime on a rank,
- * run it, then find the answer and report it.
+ * report.c -- a task run inside kv_driver: check its settings against the
+ * store's, set up the runtime on a rank, run it, then find the answer and
+ * report it.
  *
  * ta_workload replaces the YCSB load and run phases (kv_driver.c picks it
  * for workload.kind=taskapp); the driver's result files stay as they are,
@@ -20,6 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "inject.h"
 #include "ta_int.h"
 
 /* What rank 0 of the survivors reports (the meta and summary hooks). */
@@ -44,6 +46,34 @@ static ta_counts *map_counts(const char *out, int rank, int create) {
     ta_counts *c = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     return c == MAP_FAILED ? NULL : c;
+}
+
+/* The store must hold a head and a useful loot in one value, keep r copies
+ * on the ranks that hold data, and the failures must be survivable. */
+int ta_check_run(const drv_settings *s, int nranks, char *err, size_t len) {
+    char sub[400];
+    const kv_config *c = &s->store;
+    int members = nranks - c->spares;
+    if (kv_config_check(c, sub, sizeof sub)) return kvu_fail(err, len, "store: %s", sub);
+    if (ta_params_check(&s->task, sub, sizeof sub)) return kvu_fail(err, len, "workload: %s", sub);
+    if (nranks > TA_MAX_IDS) return kvu_fail(err, len, "a task run has at most %d ranks", TA_MAX_IDS);
+    if (c->replicas > members)
+        return kvu_fail(err, len, "store.replicas=%d but only %d ranks hold data", c->replicas, members);
+    if (c->max_value < ta_head_bytes(nranks) || c->max_value < 8 + 8 * TA_TASK_BYTES)
+        return kvu_fail(err, len, "store.max_value=%zu is too small for a task run of %d ranks (at least %zu)",
+                        c->max_value, nranks, ta_head_bytes(nranks) > 8 + 8 * TA_TASK_BYTES
+                                                  ? ta_head_bytes(nranks) : 8 + 8 * TA_TASK_BYTES);
+    /* driver.checkpoint_s is checkpoint-restart's own: other variants leave
+     * it unused, so one campaign can sweep every variant */
+    if (!s->failures[0]) return 0;
+    kvi_spec spec;
+    if (kvi_spec_parse(s->failures, &spec, sub, sizeof sub)) return kvu_fail(err, len, "driver.failures: %s", sub);
+    if (c->variant == KV_VARIANT_NONE)
+        return kvu_fail(err, len, "variant none has no recovery: it cannot run with driver.failures");
+    if (s->task.checkpoint_ms <= 0 && c->variant != KV_VARIANT_CHECKPOINT)
+        return kvu_fail(err, len, "workload.checkpoint_ms=0 keeps no state in the store: it cannot run "
+                        "with driver.failures");
+    return 0;
 }
 
 static int setup(ta_rt *rt, drv_ctx *x) {
