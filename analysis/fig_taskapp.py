@@ -58,12 +58,19 @@ def bars(ax, labels, vals, title, ylabel):
     ax.set_ylabel(ylabel)
 
 
+# Where each set's failure-free runs are: a variant's kill runs (set
+# failure) are measured against its runs of set overhead.
+BASE_SET = {"overhead": "overhead", "failure": "overhead", "restart": "restart"}
+
+
 def overhead(ax, rs):
     base = mean_ci(times(rs, set="overhead", variant="none", kills=0))[0]
-    vs = sorted({r["variant"] for r in rs if r["set"] == "overhead" and r["variant"] != "none"})
+    pairs = sorted({(r["set"], r["variant"]) for r in rs if r["set"] in ("overhead", "restart")
+                    and r["variant"] != "none"}, key=lambda p: p[1])
+    vs = [v for _, v in pairs]
     vals = []
-    for v in vs:
-        m, h = mean_ci(times(rs, set="overhead", variant=v, kills=0))
+    for s, v in pairs:
+        m, h = mean_ci(times(rs, set=s, variant=v, kills=0))
         vals.append((m / base, (h or 0) / base) if m is not None and base else (None, None))
     bars(ax, vs, vals, "a. overhead of resilience (no failure)", "time / not resilient")
     ax.axhline(1.0, color="gray", lw=0.8)
@@ -71,8 +78,9 @@ def overhead(ax, rs):
 
 def failure_cost(ax, rs):
     labels, vals = [], []
-    for s, v in sorted({(r["set"], r["variant"]) for r in rs if r["set"] in ("failure", "restart")}):
-        base = mean_ci(times(rs, set=s, variant=v, kills=0))[0]
+    for s, v in sorted({(r["set"], r["variant"]) for r in rs if r["set"] in ("failure", "restart")},
+                       key=lambda p: p[1]):
+        base = mean_ci(times(rs, set=BASE_SET[s], variant=v, kills=0))[0]
         killed = times(rs, set=s, variant=v, kills=1)
         if base is None or not killed:
             continue
