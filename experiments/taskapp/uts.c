@@ -66,7 +66,7 @@ static int set_size(ta_params *p, const char *v, char *err, size_t len) {
 static void sha1(const unsigned char *a, size_t na, const unsigned char *b, size_t nb, unsigned char out[20]) {
     unsigned char in[24];
     memcpy(in, a, na);
-    memcpy(in + na, b, nb);
+    if (nb) memcpy(in + na, b, nb);  /* b is NULL for the root */
     SHA1(in, na + nb, out);
 }
 

@@ -50,7 +50,7 @@ static void test_nqueens(void **st) {
         for (int i = 0; i < 3; i++) {
             ta_params p;
             ta_params_default(&p);
-            char v[8];
+            char v[12];
             snprintf(v, sizeof v, "%d", n);
             assert_int_equal(ta_params_set(&p, "size", v, err, sizeof err), 0);
             p.split = splits[i];
