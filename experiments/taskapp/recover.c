@@ -209,7 +209,9 @@ int ta_restart(ta_rt *rt) {
     gain g = {{0}, {0, 0}, 0, 0, 0};
     for (int t = 0; rc == TA_OK && t < rt->nids; t++)
         if (t != rt->me && h.given[t] > heads[t].claimed[rt->me]) {
+            struct { uint32_t k, status; uint64_t nonce; } none = {0, 0, 0};
             rc = ta_loot_read(rt, rt->me, t, h.given[t], &g.q);
+            if (rc == TA_OK) rc = ta_kv_put(rt, &none, sizeof none, TA_KEY_ANS, rt->me, t);  /* no stale LOOT */
             h.given[t] = heads[t].claimed[rt->me];
             g.changed = 1;
             rt->st.reclaims++;

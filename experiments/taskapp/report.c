@@ -95,6 +95,7 @@ static int setup(ta_rt *rt, drv_ctx *x) {
     rt->counts = map_counts(x->s->out, rt->me, !x->s->restore);
     if (!rt->counts) { rt->counts = &scratch; rt->counts->executed = -1; }
     kvu_rng_seed(&rt->rng, x->s->work.seed * 7919 + (uint64_t)rt->me);
+    ta_nonce_init(rt);
     for (int i = 0; i < x->members; i++) rt->ever[i] = 1;
     ta_update_live(rt);
     ta_head_initial(&rt->head, rt->me, rt->nids);

@@ -152,8 +152,12 @@ static int finished(ta_rt *rt) {
     for (int id = 0; id < rt->nids; id++) {
         if (!rt->ever[id] || covered[id]) continue;
         if (!rt->live[id] || !(b[id].flags & TA_IDLE)) return TA_OK;
-        for (int t = 0; t < rt->nids; t++)
+        for (int t = 0; t < rt->nids; t++) {
+            if (b[t].claimed[id] > b[id].given[t])  /* a loot claimed that was never given */
+                return ta_fatal(rt, "rank %d claimed loot %u from rank %d, which gave %u", t, b[t].claimed[id],
+                                id, b[id].given[t]);
             if (b[id].given[t] != b[t].claimed[id]) return TA_OK;
+        }
     }
     rc = put_ctl(rt, rt->ckpt_seen, 1);
     return rc == TA_OK ? TA_DONE : rc;

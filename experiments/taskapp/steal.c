@@ -37,6 +37,10 @@ typedef struct ta_ans { uint32_t k, status; uint64_t nonce; } ta_ans;
 enum { LOOT_HDR = 8 };
 enum { REASK_S_X1000 = 50 };  /* ask again after 50 ms without an answer (the bell may be lost) */
 
+/* Nonces count up from the job's start in microseconds: unique across the
+ * jobs of a checkpoint-restart run, so no job takes another's answer. */
+void ta_nonce_init(ta_rt *rt) { rt->nonce = (uint64_t)(kv_wtime() * 1e6) << 16; }
+
 /* Append loot k from victim to thief to `into`: TA_OK, or TA_FATAL when the
  * store holds another (the protocol forbids it). */
 int ta_loot_read(ta_rt *rt, int victim, int thief, uint32_t k, ta_queue *into) {
@@ -156,9 +160,12 @@ int ta_steal(ta_rt *rt) {
         size_t len;
         int rc = ta_kv_get(rt, &a, sizeof a, &len, TA_KEY_ANS, v, rt->me);
         if (rc == TA_RECOVER || rc == TA_FATAL) return rc;
-        if (rc == TA_OK && a.status == TA_LOOT && a.k == rt->head.claimed[v] + 1) return claim(rt, v, a.k);
-        if (rc == TA_OK && a.status == TA_NONE && a.nonce == rt->pend[v]) { rt->pend[v] = 0; continue; }
-        if (now - rt->pend_at[v] > REASK_S_X1000 / 1000.0 && (rc = ask(rt, v)) != TA_OK) return rc;
+        /* Only the answer to this request counts: an older one may be from a
+         * job before a restart, whose loot its victim has taken back. */
+        if (rc == TA_OK && a.nonce == rt->pend[v] && a.status == TA_LOOT && a.k == rt->head.claimed[v] + 1)
+            return claim(rt, v, a.k);
+        if (rc == TA_OK && a.nonce == rt->pend[v] && a.status == TA_NONE) { rt->pend[v] = 0; continue; }
+        if (now - rt->pend_at[v] > REASK_S_X1000 / 1000.0 && (rc = ask(rt, v)) != TA_OK) return rc;  /* new nonce */
         open++;
     }
     if (open > 0) return TA_OK;  /* one request at a time: wait for its answer */

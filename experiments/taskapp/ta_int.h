@@ -124,6 +124,7 @@ int ta_commit(ta_rt *rt, ta_head *h, const ta_task *a, size_t na, const ta_task 
 int ta_commit_now(ta_rt *rt, int idle);
 
 /* steal.c */
+void ta_nonce_init(ta_rt *rt);
 int ta_serve(ta_rt *rt);
 int ta_steal(ta_rt *rt);
 int ta_loot_read(ta_rt *rt, int victim, int thief, uint32_t k, ta_queue *into);
