@@ -55,6 +55,9 @@ int drv_ckpt_start(kv_store *kv, const drv_settings *s, drv_rank *m, int *restor
     double t = kv_wtime();
     int rc = kv_restore(kv, &ci);
     m->restore_s = kv_wtime() - t;
+    /* A task run whose first job died before its first checkpoint starts
+     * again from the beginning (restored_from stays 0). */
+    if (rc == KV_ERR_NOT_FOUND && s->task.enabled) return KV_OK;
     if (rc != KV_OK) return rc;
     m->restored_from = ci.number;
     m->restored_pairs = ci.pairs;

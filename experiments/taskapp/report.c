@@ -101,7 +101,9 @@ static int setup(ta_rt *rt, drv_ctx *x) {
     ta_head_initial(&rt->head, rt->me, rt->nids);
     rt->last_commit = kv_wtime();
     if (!rt->buf) return ta_fatal(rt, "out of memory");
-    if (rt->me == 0 && !x->s->restore) {
+    /* driver.restore=1 and a checkpoint was there to reload (checkpoint.c) */
+    rt->restored = x->m->restored_from > 0;
+    if (rt->me == 0 && !rt->restored) {
         ta_task t;
         rt->p->app->root(rt->p, &t);
         if (ta_queue_push(&rt->q, &t)) return ta_fatal(rt, "out of memory");
@@ -127,7 +129,7 @@ static int start(ta_rt *rt, drv_ctx *x, int joined) {
     MPI_Bcast(&m->run_start, 1, MPI_DOUBLE, 0, drv_comm(x));
     rt->recoveries = kv_recovery_count(rt->kv);
     if (x->be->begin) x->be->begin(x);
-    int first = !x->s->restore;
+    int first = !rt->restored;
     ta_ctl c = {rt->ckpt_restart && first ? 1 : 0, 0, m->run_start};
     if (rt->me == 0 && first) {
         int rc;

@@ -185,7 +185,7 @@ static int idle(ta_rt *rt) {
 
 int ta_run(ta_rt *rt) {
     int rc = rt->recoveries < kv_recovery_count(rt->kv) ? TA_RECOVER : TA_OK;
-    if (rt->x->s->restore && (rc = ta_restart(rt)) != TA_OK) return rc;  /* checkpoint-restart */
+    if (rt->restored && (rc = ta_restart(rt)) != TA_OK) return rc;  /* checkpoint-restart */
     while (rc != TA_DONE && rc != TA_FATAL) {
         if (rc == TA_RECOVER || rt->recoveries != kv_recovery_count(rt->kv)) {
             if ((rc = ta_recover(rt)) != TA_OK) continue;

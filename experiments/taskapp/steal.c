@@ -16,7 +16,8 @@
  *     >= 2 tasks:      put L/V/T = {k, tasks}; commit h/V (given[T] = k, queue without
  *                      them); put an/V/T = {k, LOOT}
  *     else:            put an/V/T = {k, NONE}
- *   T, on {k, LOOT}:   read L/V/T; commit h/T (claimed[V] = k, queue with them)
+ *   T, on {k, LOOT} with its nonce: read L/V/T; commit h/T (claimed[V] = k, queue
+ *                      with them)
  * Loot k is owned by V until V's commit, by T from T's commit, and in
  * between (given_V[T] = k > claimed_T[V]) it is in transit:
  *   in transit --T commits-->              T's

@@ -82,6 +82,7 @@ typedef struct ta_rt {
     int persist;                    /* queues go to the store (checkpoint_ms > 0) */
     int point_only;                 /* the injector is ticked at the kill point only */
     int ckpt_restart;               /* variant checkpoint-restart */
+    int restored;                   /* a restarted job that reloaded a checkpoint */
     int live[TA_MAX_IDS], ever[TA_MAX_IDS];
     ta_head head;                   /* as last committed (or the initial state) */
     ta_queue q;
