@@ -68,7 +68,7 @@ print(",".join(str(x) for x in (s, app, size, v, m.get("backend", "allocate"), n
 EOF
 }
 
-verdict() { case $1 in 0) echo pass ;; 3) echo hung ;; 2) echo crashed ;; *) echo fail ;; esac; }
+verdict() { case $1 in 0) echo pass ;; 3) echo hung ;; 2) echo crashed ;; 4) echo aborted ;; *) echo fail ;; esac; }
 
 # point SET APP SIZE VARIANT RANKS R CKMS KILLS REP: one run (KILLS 0 or 1),
 # appended to OUT; prints its row.

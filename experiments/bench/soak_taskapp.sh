@@ -13,15 +13,17 @@
 # passes when kvrun says PASS, the answer is the published one (the
 # driver's verdict) and kills.csv holds the kills; outcomes: pass, wrong
 # (a FAIL verdict: the answer was not the published one), nokill (the run
-# ended before its kill), failed, crashed, hung.  RUNS (20) runs, one row
+# ended before its kill), failed, crashed, hung, aborted (the launcher
+# ended the job: kvrun's exit 4).  RUNS (20) runs, one row
 # each in results/bench/soak-taskapp.csv:
 #   app,size,variant,ranks,seed,kills,outcome,tasks_redone,seconds
 # what made it in soak-taskapp.meta, the files of runs that did not pass
-# under results/bench/soak-logs/taskapp-SEED/.
+# under results/bench/soak-logs/taskapp-SEED/ (BENCH_OUT: another folder).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${KV_BUILD:-$ROOT/build}/bin
-OUT=${OUT:-$ROOT/results/bench/soak-taskapp.csv}
+BENCH=${BENCH_OUT:-$ROOT/results/bench}  # BENCH_OUT: elsewhere (a trial at a small size)
+OUT=${OUT:-$BENCH/soak-taskapp.csv}
 RUNS=${RUNS:-20} RANKS=${RANKS:-5}
 read -r -a VARS <<< "${VARIANTS:-proposed recreate-copy checkpoint-restart}"
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
@@ -63,15 +65,15 @@ for seed in $(seq 1 "$RUNS"); do
   case $rc in
     0) if [ "$kills" -lt "$count" ]; then o=nokill; else o=pass; fi ;;
     1) if tr -d '\000' < "$d/run.log" | grep -aq 'FINISHED FAIL'; then o=wrong; else o=failed; fi ;;
-    2) o=crashed ;; 3) o=hung ;; *) o=failed ;;
+    2) o=crashed ;; 3) o=hung ;; 4) o=aborted ;; *) o=failed ;;
   esac
   redone=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['taskapp']['tasks_redone'])" \
            "$d/meta.json" 2>/dev/null || echo NA)
   echo "$app,$size,$v,$RANKS,$seed,$kills,$o,$redone,$secs" >> "$OUT"
   echo "[$seed/$RUNS] $app $size $v: $o ($kills kills, $secs s)"
   if [ "$o" != pass ]; then
-    mkdir -p "$ROOT/results/bench/soak-logs" && rm -rf "$ROOT/results/bench/soak-logs/taskapp-$seed"
-    cp -r "$d" "$ROOT/results/bench/soak-logs/taskapp-$seed"
+    mkdir -p "$BENCH/soak-logs" && rm -rf "$BENCH/soak-logs/taskapp-$seed"
+    cp -r "$d" "$BENCH/soak-logs/taskapp-$seed"
   fi
 done
 echo "soak_taskapp: $(awk -F, 'NR > 1 {n[$7]++} END {for (o in n) printf "%s %d  ", o, n[o]}' "$OUT")"
