@@ -3,14 +3,15 @@
 results/bench/taskapp.csv (BENCH=taskapp make bench).
 
 One figure per application and size (taskapp-APP-SIZE.png), four panels,
-each a mean with its 95% confidence interval (Student's t over the
-repetitions; runs whose answer was not the published one are left out and
-counted in the title):
+each the median of the repetitions with its 95% bootstrap interval
+(stats.py, as every figure and table; runs whose answer was not the
+published one are left out and counted in the title):
   a. overhead of resilience: time to the answer without failures, per
      variant, relative to the same code not resilient (variant none, r = 1,
      no state in the store);
-  b. time a failure costs: time to the answer with one rank killed minus
-     the mean without, per variant, beside checkpoint/restart;
+  b. time a failure costs: per repetition, time to the answer with one
+     rank killed minus the time without, per variant, beside
+     checkpoint/restart;
   c. time to the answer against the number of ranks, with and without a
      kill;
   d. against the checkpoint frequency (how often a rank's state goes to
@@ -22,24 +23,25 @@ import importlib.util
 import os
 import sys
 
-import pyfind
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+import pyfind  # noqa: E402
 
-pyfind.ensure()  # a python3 with matplotlib (pyfind.py)
+pyfind.ensure()  # a python3 with matplotlib, numpy and scipy (pyfind.py)
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import stats  # noqa: E402
 from benchfiles import directories, num, rows, save  # noqa: E402
 
-# The statistics of the benchmark's table, defined once beside report.py
+# The selections of the benchmark's table, defined once beside report.py
 # (loaded by path: the two folders are not one package).
 _spec = importlib.util.spec_from_file_location(
     "report_taskapp", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                    "experiments", "bench", "report_taskapp.py"))
 report_taskapp = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(report_taskapp)
-mean_ci = report_taskapp.mean_ci
 
 
 def times(rs, **want):
@@ -48,56 +50,49 @@ def times(rs, **want):
             and all(r[k] == str(v) for k, v in want.items())]
 
 
-def bars(ax, labels, vals, title, ylabel):
+def bars(ax, labels, sums, title, ylabel, scale=1.0):
+    """One bar per stats.Summary (its median), its interval as the error bar."""
     xs = range(len(labels))
-    ms = [v[0] if v[0] is not None else 0 for v in vals]
-    ax.bar(xs, ms, yerr=[v[1] or 0 for v in vals], capsize=3, color="tab:blue")  # one run: no bar
+    ms = [s.median * scale if s.median is not None else 0 for s in sums]
+    lo_hi = [stats.errorbar(s, scale) for s in sums]  # one run: no interval
+    ax.bar(xs, ms, yerr=[[e[0][0] for e in lo_hi], [e[1][0] for e in lo_hi]], capsize=3, color="tab:blue")
     ax.set_xticks(list(xs))
     ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
     ax.set_title(title)
     ax.set_ylabel(ylabel)
 
 
-# Where each set's failure-free runs are: a variant's kill runs (set
-# failure) are measured against its runs of set overhead.
-BASE_SET = {"overhead": "overhead", "failure": "overhead", "restart": "restart"}
-
-
 def overhead(ax, rs):
-    base = mean_ci(times(rs, set="overhead", variant="none", kills=0))[0]
+    base = stats.summary(times(rs, set="overhead", variant="none", kills=0)).median
     pairs = sorted({(r["set"], r["variant"]) for r in rs if r["set"] in ("overhead", "restart")
                     and r["variant"] != "none"}, key=lambda p: p[1])
-    vs = [v for _, v in pairs]
-    vals = []
-    for s, v in pairs:
-        m, h = mean_ci(times(rs, set=s, variant=v, kills=0))
-        vals.append((m / base, (h or 0) / base) if m is not None and base else (None, None))
-    bars(ax, vs, vals, "a. overhead of resilience (no failure)", "time / not resilient")
+    sums = [stats.summary(times(rs, set=s, variant=v, kills=0)) for s, v in pairs]
+    if base:  # relative to the not resilient code's median
+        bars(ax, [v for _, v in pairs], sums, "a. overhead of resilience (no failure)", "time / not resilient",
+             1.0 / base)
     ax.axhline(1.0, color="gray", lw=0.8)
 
 
 def failure_cost(ax, rs):
-    labels, vals = [], []
+    labels, sums = [], []
     for s, v in sorted({(r["set"], r["variant"]) for r in rs if r["set"] in ("failure", "restart")},
                        key=lambda p: p[1]):
-        base = mean_ci(times(rs, set=BASE_SET[s], variant=v, kills=0))[0]
-        killed = times(rs, set=s, variant=v, kills=1)
-        if base is None or not killed:
-            continue
-        m, h = mean_ci([t - base for t in killed])
-        labels.append(v)
-        vals.append((m, h))
-    bars(ax, labels, vals, "b. time a failure costs (one kill)", "seconds (kill - no kill)")
+        costs = report_taskapp.failure_costs(rs, report_taskapp.SETS[s], v)
+        if costs:
+            labels.append(v)
+            sums.append(stats.summary(costs))
+    bars(ax, labels, sums, "b. time a failure costs (one kill)", "seconds (kill - no kill, per repetition)")
 
 
 def lines(ax, rs, s, xcol, series, title, xlabel):
     for label, want in series:
         xs = sorted({int(float(r[xcol])) for r in rs if r["set"] == s})
-        pts = [(x, mean_ci(times(rs, set=s, **{xcol: x}, **want))) for x in xs]
-        pts = [(x, m, h) for x, (m, h) in pts if m is not None]
+        pts = [(x, stats.summary(times(rs, set=s, **{xcol: x}, **want))) for x in xs]
+        pts = [(x, sm) for x, sm in pts if sm.median is not None]
         if pts:
-            ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] or 0 for p in pts], marker="o",
-                        capsize=3, label=label)
+            err = [stats.errorbar(sm) for _, sm in pts]
+            ax.errorbar([x for x, _ in pts], [sm.median for _, sm in pts],
+                        yerr=[[e[0][0] for e in err], [e[1][0] for e in err]], marker="o", capsize=3, label=label)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("seconds to the answer")
     ax.set_title(title)
@@ -119,7 +114,7 @@ def draw(rs, app, size, out):
     d.set_xscale("log")
     wrong = sum(r["correct"] != "true" for r in rs)
     fig.suptitle(f"task runtime on the store: {app} {size}, {len(rs)} runs"
-                 f"{f', {wrong} without the published answer (left out)' if wrong else ''}; mean, 95% CI")
+                 f"{f', {wrong} without the published answer (left out)' if wrong else ''}; median, 95% bootstrap CI")
     return save(fig, out, f"taskapp-{app}-{size}")
 
 

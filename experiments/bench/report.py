@@ -329,7 +329,7 @@ def redis():
 
 def taskapp():
     """A task-parallel application through failures (report_taskapp.py)."""
-    return report_taskapp.taskapp_table(rows("taskapp.csv"), table)
+    return report_taskapp.taskapp_table(rows("taskapp.csv"), table, stats)
 
 
 def code_lines(path, only=None, skip=()):

@@ -1,67 +1,62 @@
 """report_taskapp.py -- the table of results/bench/taskapp.csv (bench_taskapp.sh)
-for report.py, and the statistics behind it and behind analysis/fig_taskapp.py.
+for report.py, and the selections behind it and behind analysis/fig_taskapp.py.
 
 Per application and size, per variant: the runs, how many ended with the
-published answer, the time to the answer without and with one kill (mean
-and the half width of its 95% confidence interval, Student's t over the
-repetitions), the overhead against the same code not resilient (variant
-none, no state in the store), and what one failure cost (mean with a kill
-minus mean without; the half widths combine as the root of their squares).
-Only runs with the published answer count in the times.
+published answer, the time to the answer without and with one kill, the
+overhead against the same code not resilient (variant none, no state in
+the store: the ratio of the medians), and what one failure cost: per
+repetition, its time with a kill minus its time without (the two runs of a
+repetition ran one after the other, under the same load).  Every cell that
+summarises repetitions is their median with its 95% bootstrap interval, as
+in every other table (analysis/stats.py, passed in by the caller).  Only
+runs with the published answer count in the times.
 """
-import math
-import statistics
-
-# Student's t, two-sided 95%, for 1..30 degrees of freedom; 1.96 beyond.
-T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-       2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-       2.052, 2.048, 2.045, 2.042]
-
-
-def mean_ci(xs):
-    """(mean, half width of its 95% interval) of xs; (None, None) when empty,
-    no half width (None) for one value: one run gives no interval."""
-    xs = [float(x) for x in xs]
-    if not xs:
-        return None, None
-    m = statistics.mean(xs)
-    if len(xs) < 2:
-        return m, None
-    t = T95[len(xs) - 2] if len(xs) - 1 <= len(T95) else 1.96
-    return m, t * statistics.stdev(xs) / math.sqrt(len(xs))
 
 
 def solve_times(rs, sets, variant, kills):
-    return [r["solve_s"] for r in rs if r["set"] in sets and r["variant"] == variant
+    """solve_s of the correct runs of variant in sets with that many kills."""
+    return [float(r["solve_s"]) for r in rs if r["set"] in sets and r["variant"] == variant
             and r["kills"] == str(kills) and r["correct"] == "true" and r["solve_s"] not in ("", "NA")]
 
 
-def fmt(m, h, d=2):
-    if m is None:
-        return "NA"
-    return f"{m:.{d}f} (one run)" if h is None else f"{m:.{d}f} ± {h:.{d}f}"
+def failure_costs(rs, sets, variant):
+    """Per repetition with both runs correct: time with one kill minus time
+    without (the failure-free run of the same repetition, in sets too)."""
+    by = {}
+    for r in rs:
+        if r["set"] in sets and r["variant"] == variant and r["correct"] == "true" and \
+                r["solve_s"] not in ("", "NA") and r["kills"] in ("0", "1"):
+            by.setdefault(r["repetition"], {})[r["kills"]] = float(r["solve_s"])
+    return [t["1"] - t["0"] for t in by.values() if "0" in t and "1" in t]
 
 
-def taskapp_table(rows, table):
-    """Markdown lines (table: report.py's table helper)."""
+# Where each set's failure-free runs are: a variant's kill runs (set
+# failure) are measured against its runs of set overhead.
+SETS = {"failure": ("overhead", "failure"), "restart": ("restart",)}
+
+
+def taskapp_table(rows, table, stats):
+    """Markdown lines (table: report.py's table helper; stats: analysis/stats.py)."""
     if not rows:
         return []
+    cell = lambda xs: stats.text(stats.summary(xs), "{:.2f}")  # noqa: E731
     out = []
     for app, size in sorted({(r["app"], r["size"]) for r in rows}):
         rs = [r for r in rows if (r["app"], r["size"]) == (app, size)]
-        base, _ = mean_ci(solve_times(rs, ("overhead",), "none", 0))
+        base = stats.summary(solve_times(rs, ("overhead",), "none", 0)).median
         body = []
         for v in sorted({r["variant"] for r in rs if r["set"] in ("overhead", "failure", "restart")},
                         key=lambda v: (v != "none", v)):
             mine = [r for r in rs if r["variant"] == v and r["set"] in ("overhead", "failure", "restart")]
-            m0, h0 = mean_ci(solve_times(rs, ("overhead", "restart"), v, 0))
-            m1, h1 = mean_ci(solve_times(rs, ("failure", "restart"), v, 1))
-            both = m0 is not None and m1 is not None
-            cost = (m1 - m0 if both else None, math.hypot(h0, h1) if both and None not in (h0, h1) else None)
+            t0 = solve_times(rs, ("overhead", "restart"), v, 0)
+            m0 = stats.summary(t0).median
+            sets = SETS["restart"] if v == "checkpoint-restart" else SETS["failure"]
             over = f"{m0 / base:.2f}" if m0 is not None and base else "NA"
-            body.append([f"{app} {size}", v, len(mine), sum(r["correct"] == "true" for r in mine),
-                         fmt(m0, h0), over, fmt(m1, h1), fmt(*cost)])
+            body.append([f"{app} {size}", v, len(mine), sum(r["correct"] == "true" for r in mine), cell(t0), over,
+                         cell(solve_times(rs, ("failure", "restart"), v, 1)), cell(failure_costs(rs, sets, v))])
         out += table(["application", "variant", "runs", "published answer", "no failure (s)",
                       "against not resilient", "one kill (s)", "a failure costs (s)"], body)
-    return out + ["Times to the answer, mean ± half width of the 95% confidence interval over the "
-                  "repetitions; `none` is the same code not resilient (r = 1, no state in the store).", ""]
+    return out + ["Times to the answer: the median of the repetitions with its 95% bootstrap interval in "
+                  "brackets (none with one repetition); a failure's cost per repetition is its time with a "
+                  "kill minus its time without; the overhead is the ratio of the medians. `none` is the "
+                  "same code not resilient (r = 1, no state in the store).", ""]
