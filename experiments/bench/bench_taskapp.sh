@@ -39,9 +39,9 @@ fi
 RANKS=${RANKS:-4} CR_S=${CR_S:-1}
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 mkdir -p "$(dirname "$OUT")"
-# what made the file, and how busy the machine was (runs share its cores)
-{ "$ROOT/scripts/provenance" "TASKAPP_SMALL=${TASKAPP_SMALL:-0} APPS='$APPS' REPS=$REPS RANKS=$RANKS bash $0"
-  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"; } > "${OUT%.csv}.meta"
+# what made the file, with the load at the start (runs share the cores)
+"$ROOT/scripts/provenance" "TASKAPP_SMALL=${TASKAPP_SMALL:-0} APPS='$APPS' REPS=$REPS RANKS=$RANKS bash $0" \
+  > "${OUT%.csv}.meta"
 echo "set,app,size,variant,backend,ranks,replicas,checkpoint_ms,checkpoint_s,kills,repetition,solve_s,run_s,tasks,tasks_per_s,tasks_redone,lost_s,correct,status" > "$OUT"
 
 # row SET APP SIZE VARIANT RANKS R CKMS CKS KILLS REP DIR STATUS: append the run's row.

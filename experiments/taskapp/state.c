@@ -187,12 +187,17 @@ int ta_commit(ta_rt *rt, ta_head *h, const ta_task *a, size_t na, const ta_task 
     return rc;
 }
 
-/* Commit the rank's current state (periodic checkpoint, or becoming idle). */
-int ta_commit_now(ta_rt *rt, int idle) {
+ta_head ta_head_now(const ta_rt *rt, int32_t flags) {
     ta_head h = rt->head;
-    h.flags = idle ? TA_IDLE : 0;
+    h.flags = flags;
     memcpy(h.res, rt->res, sizeof h.res);
     h.counted = rt->counted;
+    return h;
+}
+
+/* Commit the rank's current state (periodic checkpoint, or becoming idle). */
+int ta_commit_now(ta_rt *rt, int idle) {
+    ta_head h = ta_head_now(rt, idle ? TA_IDLE : 0);
     int committed;
     int rc = ta_commit(rt, &h, rt->q.t, rt->q.n, NULL, 0, &committed);
     if (committed) rt->idle_committed = idle;

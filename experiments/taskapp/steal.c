@@ -76,11 +76,8 @@ static int give(ta_rt *rt, int thief, uint32_t k, uint64_t nonce) {
     int rc = ta_kv_put(rt, rt->buf, LOOT_HDR + n * TA_TASK_BYTES, TA_KEY_LOOT, rt->me, thief);
     if (rc != TA_OK) return rc;
     ta_point(rt, TA_POINT_GIVE_LOOT);
-    ta_head h = rt->head;
+    ta_head h = ta_head_now(rt, 0);
     h.given[thief] = k;
-    h.flags = 0;
-    memcpy(h.res, rt->res, sizeof h.res);
-    h.counted = rt->counted;
     int committed;
     rc = ta_commit(rt, &h, rt->q.t + n, rt->q.n - n, NULL, 0, &committed);
     if (committed) {
@@ -138,11 +135,8 @@ static int claim(ta_rt *rt, int v, uint32_t k) {
     int rc = ta_loot_read(rt, v, rt->me, k, &loot);
     if (rc != TA_OK) { ta_queue_free(&loot); return rc; }
     ta_point(rt, TA_POINT_CLAIM_READ);
-    ta_head h = rt->head;
+    ta_head h = ta_head_now(rt, 0);
     h.claimed[v] = k;
-    h.flags = 0;
-    memcpy(h.res, rt->res, sizeof h.res);
-    h.counted = rt->counted;
     int committed;
     rc = ta_commit(rt, &h, rt->q.t, rt->q.n, loot.t, loot.n, &committed);
     if (committed) {

@@ -127,6 +127,9 @@ int ta_queue_read(ta_rt *rt, const ta_head *h, ta_queue *out);
 int ta_commit(ta_rt *rt, ta_head *h, const ta_task *a, size_t na, const ta_task *b, size_t nb,
               int *committed);
 int ta_commit_now(ta_rt *rt, int idle);
+/* The last committed head with this rank's results now and flags: what a
+ * commit of the current state starts from. */
+ta_head ta_head_now(const ta_rt *rt, int32_t flags);
 
 /* steal.c */
 void ta_nonce_init(ta_rt *rt);
