@@ -45,7 +45,8 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(foreach d,$(1),$(wildcard $(d)/*.c)))
 
 KV_OBJ   := $(call obj,kvstore)
 INJ_OBJ  := $(filter-out %/kv_inject.o,$(call obj,injectors))
-DRV_OBJ  := $(filter-out %/kv_driver.o,$(call obj,experiments/driver experiments/driver/backends))
+DRV_OBJ  := $(filter-out %/kv_driver.o,$(call obj,experiments/driver experiments/driver/backends \
+                                                  experiments/taskapp))
 LIB_A    := $(BUILD)/lib/libkvstore.a
 LIB_SO   := $(BUILD)/lib/libkvstore.so
 INJ_A    := $(BUILD)/lib/libkvinject.a
@@ -62,16 +63,17 @@ DIAL_BIN  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/dialect/*.c))
 SEED_BIN  := $(BUILD)/tests/fuzz/make_seeds
 FUZZ_BIN  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 PROGRAMS  := $(BUILD)/bin/kv_driver $(BUILD)/bin/kv_inject $(BENCH_BIN)
-ALL_OBJ   := $(call obj,kvstore injectors experiments/driver experiments/driver/backends \
+ALL_OBJ   := $(call obj,kvstore injectors experiments/driver experiments/driver/backends experiments/taskapp \
                         experiments/bench tests/unit tests/mpi tests/history tests/dialect tests/fuzz)
 
 # Each folder sees its own headers and those of the parts below it.
 I_KV    := -Ikvstore
 I_INJ   := $(I_KV) -Iinjectors
-I_DRV   := $(I_INJ) -Iexperiments/driver -Iexperiments/driver/backends
+I_DRV   := $(I_INJ) -Iexperiments/driver -Iexperiments/driver/backends -Iexperiments/taskapp
 $(BUILD)/kvstore/%.o:          INC := $(I_KV)
 $(BUILD)/injectors/%.o:        INC := $(I_INJ)
 $(BUILD)/experiments/driver/%.o: INC := $(I_DRV) -I$(BUILD)/gen
+$(BUILD)/experiments/taskapp/%.o: INC := $(I_DRV)
 $(BUILD)/experiments/bench/%.o: INC := $(I_KV) -Iexperiments/driver -Itests/mpi
 $(BUILD)/tests/unit/%.o:       INC := $(I_DRV)
 $(BUILD)/tests/mpi/%.o:        INC := $(I_KV) -Itests/mpi
@@ -117,10 +119,10 @@ $(LIB_SO): $(KV_OBJ)
 # ---- programs: one object (or the named ones) and the archives ------------
 $(BUILD)/bin/kv_inject: $(BUILD)/injectors/kv_inject.o $(INJ_A)
 $(BUILD)/bin/kv_driver: $(BUILD)/experiments/driver/kv_driver.o $(DRV_A) $(INJ_A) $(LIB_A)
-$(BUILD)/bin/kv_driver: LDLIBS := -lpapi -lhiredis
+$(BUILD)/bin/kv_driver: LDLIBS := -lpapi -lhiredis -lcrypto
 $(BENCH_BIN): $(BUILD)/bin/%: $(BUILD)/experiments/bench/%.o $(LIB_A)
 $(UNIT_BIN) $(DIAL_BIN): $(BUILD)/%: $(BUILD)/%.o $(DRV_A) $(INJ_A) $(LIB_A)
-$(UNIT_BIN): LDLIBS := -lcmocka
+$(UNIT_BIN): LDLIBS := -lcmocka -lcrypto
 $(MPIT_BIN) $(HIST_BIN) $(SEED_BIN): $(BUILD)/%: $(BUILD)/%.o $(LIB_A)
 $(PROGRAMS) $(UNIT_BIN) $(MPIT_BIN) $(HIST_BIN) $(DIAL_BIN) $(SEED_BIN):
 	@mkdir -p $(dir $@)
@@ -133,7 +135,7 @@ FUZZ_CC  ?= clang
 fuzz-targets: $(FUZZ_BIN)
 $(FUZZ_BIN): $(BUILD)/%: $(BUILD)/%.o $(DRV_A) $(INJ_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CC_OPT) -fsanitize=fuzzer $(filter %.o,$^) -o $@ $(filter %.a,$^) -lpapi -lhiredis $(LDLIBS_KV)
+	$(MPICC) $(CC_OPT) -fsanitize=fuzzer $(filter %.o,$^) -o $@ $(filter %.a,$^) -lpapi -lhiredis -lcrypto $(LDLIBS_KV)
 
 test: all
 	bash tests/run.sh

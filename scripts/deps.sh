@@ -36,6 +36,7 @@ APT_PACKAGES=(
   gnuplot-nox python3-matplotlib python3-numpy python3-scipy python3-pandas
   slurm-wlm slurm-client munge
   redis-server redis-sentinel libhiredis-dev
+  libssl-dev
   clang libclang-rt-14-dev valgrind
   procps util-linux hostname iproute2
 )

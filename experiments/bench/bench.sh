@@ -7,6 +7,9 @@
 #   recovery.csv      one kill per run: variants x ranks x pairs x reps
 #   checkpoint.csv    the checkpoint/restart baseline (bench_checkpoint.sh)
 #   redis.csv         the store against Redis, failure-free and failover (bench_redis.sh)
+#   taskapp.csv       a task-parallel application (N-Queens, UTS) through failures:
+#                     resilience overhead, failure cost, ranks, checkpoint
+#                     frequency, checkpoint/restart (bench_taskapp.sh)
 #   proposed.csv      variant proposed (the patched Open MPI's fault-tolerant
 #                     RMA) against the workarounds, one kill per run, side by
 #                     side; proposed-overhead.csv its failure-free YCSB cost
@@ -184,6 +187,10 @@ if want proposed; then  # variant proposed against the workarounds
   echo "wrote $f"
   python3 "$ROOT/experiments/bench/report.py" print proposed loc --dir "$OUT"
   python3 "$ROOT/analysis/fig_proposed.py" "$OUT" "$OUT/figures" || echo "bench: no proposed figure (see above)"
+fi
+
+if want taskapp; then  # the task runtime: resilience and failures for an application
+  bash "$ROOT/experiments/bench/bench_taskapp.sh"
 fi
 
 if want redis; then  # the store against Redis

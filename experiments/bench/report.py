@@ -35,6 +35,8 @@ import re
 import statistics
 import sys
 
+import report_taskapp
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -325,6 +327,11 @@ def redis():
     return out
 
 
+def taskapp():
+    """A task-parallel application through failures (report_taskapp.py)."""
+    return report_taskapp.taskapp_table(rows("taskapp.csv"), table, stats)
+
+
 def code_lines(path, only=None, skip=()):
     """Lines of C code in path: not blank, not comment, none containing a
     word of skip; with only, just those inside the named functions."""
@@ -452,14 +459,15 @@ def multihost():
 
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery, "ycsb": ycsb,
           "soak": soak, "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
-          "proposed": proposed, "redis": redis, "multihost": multihost, "loc": loc, "provenance": provenance}
+          "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
+          "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
 PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recovery": "recovery.csv",
            "ycsb": "ycsb.csv", "soak": "soak.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
-           "multihost": "multihost.csv"}
+           "multihost": "multihost.csv", "taskapp": "taskapp.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 
 

@@ -28,6 +28,8 @@
 # variant on osc/rdma with tests/mpi/store_kill (results/bench/
 # hangs-rdma.csv: variant,backend,scenario,ranks,seed,outcome,seconds;
 # hangs-rdma.meta says what made it).
+# `SET=taskapp make soak`: the task runtime under kills from outside at
+# random instants (soak_taskapp.sh, results/bench/soak-taskapp.csv).
 # VARIANTS, SCENARIOS and OUT narrow or redirect a run.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -118,5 +120,6 @@ hang_soak() {
 case ${SET:-history} in
   history) history_soak ;;
   hangs-rdma) hang_soak ;;
-  *) echo "soak.sh: unknown SET '$SET' (history or hangs-rdma)" >&2; exit 2 ;;
+  taskapp) exec bash "$ROOT/experiments/bench/soak_taskapp.sh" ;;  # the task runtime
+  *) echo "soak.sh: unknown SET '$SET' (history, hangs-rdma or taskapp)" >&2; exit 2 ;;
 esac

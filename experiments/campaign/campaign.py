@@ -133,8 +133,8 @@ def expand(c):
     for combo in itertools.product(*(c["sweep"][k] for k in keys)):
         params = dict(c["fixed"])
         params.update(zip(keys, combo))
-        if params.get("store.variant") == "none":
-            params["store.replicas"] = "1"  # the baseline has no replicas: r = 1 (duplicates go below)
+        if params.get("store.variant") in ("none", "checkpoint-restart"):
+            params["store.replicas"] = "1"  # no replicas in these: r = 1 (duplicates go below)
         asked = {k: int(params.pop(k)) for k in list(params) if k in LAUNCH_KEYS}
         spares = 0
         if params.get("store.variant") == "spare" and "store.spares" not in params:

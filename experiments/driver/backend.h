@@ -39,6 +39,12 @@ typedef struct drv_ctx {
     int stop;                   /* the backend gave up: no further operations here */
     char err[1024];             /* why open or load failed */
     void *priv;                 /* the backend's own state */
+    /* Lines of meta.json and summary.txt a workload adds (meta: each line
+     * ending in ","; summary: "[SECTION], Metric, value" lines, the shape
+     * of YCSB's, also printed on stdout); NULL: none.  Called on the
+     * writing rank. */
+    void (*extra_meta)(FILE *f, const struct drv_ctx *x);
+    void (*extra_summary)(FILE *f, const struct drv_ctx *x);
 } drv_ctx;
 
 typedef struct drv_backend {
@@ -90,7 +96,11 @@ extern const drv_backend drv_store_backend, drv_redis_backend;
 const drv_backend *drv_backend_named(const char *name);
 const char *drv_backend_names(void);
 
-/* run.c: the run phase on this rank. */
+/* run.c: the run phase's common start (collective): the backend's barrier,
+ * x->m->run_start_ns (this rank's kv_clock_ns) and run_start_wall_ns (rank
+ * 0's kv_wall_ns, on every rank), then the backend's begin.  The run phase
+ * on this rank (after drv_run_start). */
+void drv_run_start(drv_ctx *x);
 void drv_run(drv_ctx *x);
 /* output.c: every result file (collective over drv_comm); 1 when verify
  * errors were counted.  The communicator of the run: the store's

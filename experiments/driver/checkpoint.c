@@ -35,6 +35,10 @@ static int take(kv_store *kv, drv_rank *m) {
     return KV_OK;
 }
 
+void drv_ckpt_take(kv_store *kv, drv_rank *m) {
+    if (take(kv, m) != KV_OK) m->checkpoint_errors++;
+}
+
 int drv_ckpt_start(kv_store *kv, const drv_settings *s, drv_rank *m, int *restored) {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -49,6 +53,9 @@ int drv_ckpt_start(kv_store *kv, const drv_settings *s, drv_rank *m, int *restor
     int64_t t = kv_clock_ns();
     int rc = kv_restore(kv, &ci);
     m->restore_s = (double)(kv_clock_ns() - t) * 1e-9;
+    /* A task run whose first job died before its first checkpoint starts
+     * again from the beginning (restored_from stays 0). */
+    if (rc == KV_ERR_NOT_FOUND && s->task.enabled) return KV_OK;
     if (rc != KV_OK) return rc;
     m->restored_from = ci.number;
     m->restored_pairs = ci.pairs;
@@ -65,10 +72,10 @@ void drv_ckpt_ack(void) {
 }
 
 void drv_ckpt_tick(kv_store *kv, const drv_settings *s, drv_rank *m, double t) {
-    if (s->checkpoint_s <= 0) return;
+    if (s->checkpoint_s <= 0 || s->task.enabled) return;  /* a task run decides itself */
     double end = s->work.duration_s > 0 ? s->work.duration_s : 1e300;
     while (t >= next_k * s->checkpoint_s && next_k * s->checkpoint_s < end) {
-        if (take(kv, m) != KV_OK) m->checkpoint_errors++;
+        drv_ckpt_take(kv, m);
         next_k++;
     }
 }

@@ -113,6 +113,12 @@ void drv_clocks_measure(MPI_Comm comm, drv_clocks *c, int when) {
     MPI_Comm_free(&d);
 }
 
+int64_t drv_on_reference(const drv_clocks *c, int h, int64_t wall_ns) {
+    int64_t off, unc;
+    drv_clock_offset(c, h, &off, &unc);
+    return wall_ns - off;
+}
+
 void drv_clock_offset(const drv_clocks *c, int h, int64_t *off, int64_t *unc) {
     *off = *unc = 0;
     if (h < 0 || h >= c->nhosts) return;

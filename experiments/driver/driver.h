@@ -21,6 +21,7 @@
 #include "histogram.h"
 #include "inject.h"
 #include "kvstore.h"
+#include "taskapp.h"
 #include "workload.h"
 
 struct drv_backend;
@@ -40,6 +41,7 @@ typedef struct drv_redis {
 typedef struct drv_settings {
     kv_config store;
     wl_params work;
+    ta_params task;          /* workload.kind=taskapp: experiments/taskapp/ */
     char failures[512];      /* injector spec, "" for none */
     char out[512];           /* run directory (results/CAMPAIGN/RUN_ID) */
     char campaign[128];
@@ -67,7 +69,8 @@ void drv_usage(FILE *f);
  * when 0 at the start on MPI_COMM_WORLD, 1 at the end on the survivors):
  * the offsets, known at comm's rank 0.  drv_clock_offset: host h's offset
  * (its clock minus the reference's) and its uncertainty, in ns, from both
- * measurements (0 and 0 for an unknown host). */
+ * measurements (0 and 0 for an unknown host); drv_on_reference: a
+ * kv_wall_ns() time read on host h, on the reference host's clock. */
 enum { DRV_HOST_LEN = 64, DRV_MAX_HOSTS = 256 };
 typedef struct drv_clock_host {
     char name[DRV_HOST_LEN];
@@ -83,6 +86,7 @@ void drv_hosts_init(drv_clocks *c);
 int drv_host_index(const drv_clocks *c, const char *name);
 void drv_clocks_measure(MPI_Comm comm, drv_clocks *c, int when);
 void drv_clock_offset(const drv_clocks *c, int h, int64_t *off, int64_t *unc);
+int64_t drv_on_reference(const drv_clocks *c, int h, int64_t wall_ns);
 
 /* provenance.c: the source revision at run time ("-dirty" when edited),
  * the one the binary was built from, the Open MPI patches of the checkout.
@@ -124,12 +128,16 @@ typedef struct drv_rank {
 /* run.c: PAPI's hardware counters per phase (NA when the machine has none). */
 void drv_papi_init(drv_rank *m);
 void drv_papi_phase(drv_rank *m, long long out[2], int start);
+/* Count one completion at t seconds in the timeline (kind < 0: neither read nor write). */
+void drv_add_bin(drv_rank *m, double t, int kind, int failed, double bin_s);
 
 /* checkpoint.c: variant checkpoint-restart.  start: map the acks file,
  * or (driver.restore=1) reload the latest checkpoint, *restored = 1.
  * tick: t is seconds since this rank's run start. */
 int drv_ckpt_start(kv_store *kv, const drv_settings *s, drv_rank *m, int *restored);
 void drv_ckpt_ack(void);
+/* One checkpoint now (collective); the task runtime decides when. */
+void drv_ckpt_take(kv_store *kv, drv_rank *m);
 void drv_ckpt_tick(kv_store *kv, const drv_settings *s, drv_rank *m, double t);
 void drv_ckpt_finish(kv_store *kv, const drv_settings *s, drv_rank *m);
 void drv_ckpt_write(MPI_Comm comm, const drv_settings *s, const drv_rank *m, int me);
@@ -149,11 +157,14 @@ void drv_write_hgrm(FILE *f, const hist *h);
 /* output.c: make a directory and its parents (0 or -1). */
 int drv_mkdirs(const char *path);
 
-/* One kill of the run's kills.csv: its wall-clock time (time_ns) and the
- * victim's host.  drv_read_kills: the first max of them; their number. */
+/* One kill of the run's kills.csv: its failure event (kill), the victim's
+ * rank (-1 for a daemon), host and role ("rank", "daemon",
+ * "daemon-parent"), and the wall-clock time on the victim's host
+ * (time_ns).  drv_read_kills: the first max of them; their number. */
 typedef struct drv_kill {
+    int kill, rank;
     int64_t time_ns;
-    char host[64];
+    char host[64], role[16];
 } drv_kill;
 int drv_read_kills(const drv_settings *s, drv_kill *k, int max);
 

@@ -7,8 +7,10 @@
  * when run with hdrhistogram.percentiles=50,95,99,99.9: "[SECTION],
  * Metric, value" lines, RunTime in ms, latencies in us, operation names in
  * YCSB's spelling, Return=OK and Return=ERROR counts; nothing else, so
- * YCSB's parsers read it.  What YCSB has no line for (the variant, the
- * recoveries) is printed on stdout and kept in meta.json and recovery.csv.
+ * YCSB's parsers read it (the Redis backend's [REDIS] lines and a task
+ * run's [TASKAPP] lines follow in the same shape, numbers only).  What
+ * YCSB has no line for (the variant, the recoveries) is printed on stdout
+ * and kept in meta.json and recovery.csv.
  * A .hgrm file is what HdrHistogram's outputPercentileDistribution writes
  * (values in us, 5 ticks per half distance): percentiles step by halving
  * the distance to 100%, each line giving the value at that percentile

@@ -43,11 +43,7 @@ static void workload(drv_ctx *x) {
     if (x->g && x->be->load(x)) fprintf(stderr, "kv_driver: rank %d: load failed: %s\n", x->rank, x->err);
     drv_papi_phase(m, m->papi_load, 0);
     kv_get_stats(x->kv, &m->after_load);
-    x->be->barrier(x);
-    m->run_start_ns = kv_clock_ns();
-    m->run_start_wall_ns = kv_wall_ns();
-    MPI_Bcast(&m->run_start_wall_ns, 1, MPI_INT64_T, 0, drv_comm(x));
-    if (x->be->begin) x->be->begin(x);
+    drv_run_start(x);
     drv_papi_phase(m, m->papi_run, 1);
     drv_run(x);
     drv_papi_phase(m, m->papi_run, 0);
@@ -76,7 +72,9 @@ int main(int argc, char **argv) {
     int role = x.be->open(&x);
     if (role < 0) return fail_early(x.rank, x.err);
     drv_papi_init(&m);
-    if (role == DRV_RUN) workload(&x);
+    if (role == DRV_RUN && s.task.enabled) ta_workload(&x, 0);
+    else if (role == DRV_RUN) workload(&x);
+    else if (role == DRV_SAT_OUT && s.task.enabled) ta_workload(&x, 1);  /* a spare joins the task run */
     else m.papi_load[0] = m.papi_load[1] = m.papi_run[0] = m.papi_run[1] = -1;
     int bad = 0;
     if (role != DRV_DONE) {

@@ -200,20 +200,13 @@ int drv_read_kills(const drv_settings *s, drv_kill *k, int max) {
     snprintf(path, sizeof path, "%s/kills.csv", s->out);
     FILE *f = fopen(path, "r");
     int n = 0;
-    /* kill,target_rank,pid,host,signal,time_ns */
+    /* kill,target_rank,pid,host,signal,role,time_ns (injectors/killlog.c) */
     while (f && n < max && fgets(line, sizeof line, f))
-        if (strncmp(line, "kill,", 5) &&
-            sscanf(line, "%*d,%*d,%*d,%63[^,],%*[^,],%" SCNd64, k[n].host, &k[n].time_ns) == 2)
+        if (strncmp(line, "kill,", 5) && sscanf(line, "%d,%d,%*d,%63[^,],%*[^,],%15[^,],%" SCNd64, &k[n].kill,
+                                                &k[n].rank, k[n].host, k[n].role, &k[n].time_ns) == 5)
             n++;
     if (f) fclose(f);
     return n;
-}
-
-/* A wall-clock time of host h on the reference host's clock, ns. */
-static int64_t on_reference(const drv_clocks *c, int h, int64_t wall_ns) {
-    int64_t off, unc;
-    drv_clock_offset(c, h, &off, &unc);
-    return wall_ns - off;
 }
 
 enum { REC_FIELDS = 13, MAX_KILLS = 256 };
@@ -228,7 +221,8 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank 
         kv_recovery_get(kv, i, &r);
         double *o = mine + i * REC_FIELDS;
         /* the notice on the reference clock, from the run start: exact in a double */
-        double noticed = (double)(on_reference(&m->clocks, m->clocks.mine, r.noticed_ns) - m->run_start_wall_ns);
+        double noticed =
+            (double)(drv_on_reference(&m->clocks, m->clocks.mine, r.noticed_ns) - m->run_start_wall_ns);
         double v[REC_FIELDS] = {i, wr, r.epoch, r.failed, noticed, r.revoke_us, r.shrink_us,
                                 r.agree_us, r.windows_us, r.rereplicate_us, r.total_us, r.pairs_restored,
                                 r.restarts};
@@ -241,7 +235,7 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank 
         double kt[MAX_KILLS];  /* on the reference clock, ns from the run start */
         int nk = drv_read_kills(s, kills, MAX_KILLS);
         for (int k = 0; k < nk; k++)
-            kt[k] = (double)(on_reference(&m->clocks, drv_host_index(&m->clocks, kills[k].host),
+            kt[k] = (double)(drv_on_reference(&m->clocks, drv_host_index(&m->clocks, kills[k].host),
                                           kills[k].time_ns) - m->run_start_wall_ns);
         fprintf(f, "failure,rank,epoch,failed_ranks,detect_us,revoke_us,shrink_us,agree_us,windows_us,"
                    "rereplicate_us,total_us,pairs_restored,restarts\n");
@@ -440,13 +434,15 @@ static void write_meta(const drv_ctx *x, int64_t t0, int64_t t1, const char *sta
                "  \"verify_errors\": %lld,\n", t->ops, t->failed, t->retried, t->verify_errors);
     write_config(f, c, s);
     if (x->be->meta) x->be->meta(f, s);
+    if (x->extra_meta) x->extra_meta(f, x);
     json_str(f, "papi_hw", m->papi_reason[0] ? m->papi_reason : "available", 0);
     fprintf(f, "}\n");
     fclose(f);
 }
 
-/* summary.txt in YCSB's format (formats.c); on stdout the same, after the
- * lines YCSB has none for: the run, the variant and each recovery. */
+/* summary.txt in YCSB's format (formats.c), then a workload's own lines in
+ * the same shape (extra_summary); on stdout the same, after the lines YCSB
+ * has none for: the run, the variant and each recovery. */
 static void write_summary(const drv_ctx *x, const drv_totals *t) {
     const drv_settings *s = x->s;
     kv_store *kv = x->kv;
@@ -455,6 +451,7 @@ static void write_summary(const drv_ctx *x, const drv_totals *t) {
     FILE *f = open_out(s, "summary.txt");
     if (f) {
         drv_write_ycsb(f, x->m, ms, tput, t->failed_kind);
+        if (x->extra_summary) x->extra_summary(f, x);
         fclose(f);
     }
     printf("# run %s/%s: %s (%s, r=%d, %d ranks, %d survivors); %lld operations (failed %lld, "
@@ -469,6 +466,7 @@ static void write_summary(const drv_ctx *x, const drv_totals *t) {
                rt.shrink_us, rt.agree_us, rt.windows_us, rt.rereplicate_us, rt.failed, rt.survivors);
     }
     drv_write_ycsb(stdout, x->m, ms, tput, t->failed_kind);
+    if (x->extra_summary) x->extra_summary(stdout, x);
 }
 
 int drv_write_results(drv_ctx *x, int64_t t0, int64_t t1) {

@@ -55,7 +55,7 @@ void drv_papi_phase(drv_rank *m, long long out[2], int start) {
 }
 
 /* Count one completed operation in the timeline bins. */
-static void add_bin(drv_rank *m, double t, int kind, int failed, double bin_s) {
+void drv_add_bin(drv_rank *m, double t, int kind, int failed, double bin_s) {
     int b = t < 0 ? 0 : (int)(t / bin_s);
     if (b >= m->cbins) {
         int n = m->cbins ? m->cbins : 1024;
@@ -69,7 +69,7 @@ static void add_bin(drv_rank *m, double t, int kind, int failed, double bin_s) {
     if (b >= m->nbins) m->nbins = b + 1;
     m->bins[b].ops++;
     if (kind == WL_READ || kind == WL_SCAN) m->bins[b].reads++;
-    else m->bins[b].writes++;
+    else if (kind >= 0) m->bins[b].writes++;
     if (failed) m->bins[b].failed++;
 }
 
@@ -135,6 +135,15 @@ static void progress(const drv_ctx *x, double t, double *next) {
 
 static int is_write(int kind) { return kind != WL_READ && kind != WL_SCAN; }
 
+void drv_run_start(drv_ctx *x) {
+    drv_rank *m = x->m;
+    x->be->barrier(x);
+    m->run_start_ns = kv_clock_ns();
+    m->run_start_wall_ns = kv_wall_ns();
+    MPI_Bcast(&m->run_start_wall_ns, 1, MPI_INT64_T, 0, drv_comm(x));
+    if (x->be->begin) x->be->begin(x);
+}
+
 void drv_run(drv_ctx *x) {
     const drv_settings *s = x->s;
     drv_rank *m = x->m;
@@ -160,7 +169,7 @@ void drv_run(drv_ctx *x) {
         m->failed_ops += failed;
         m->failed_kind[op.kind] += failed;
         hist_record(&m->lat[op.kind][phase], (uint64_t)(end - start));
-        add_bin(m, t, op.kind, failed, s->bin_s);
+        drv_add_bin(m, t, op.kind, failed, s->bin_s);
         if (x->be->tick) x->be->tick(x, t, !failed && is_write(op.kind));
         progress(x, t, &next_progress);
     }

@@ -32,7 +32,9 @@ void drv_usage(FILE *f) {
     fputs("  workload.NAME  workload (a..f), records, operations, duration_s, read,\n"
           "                 update, insert, scan, rmw, distribution, key_bytes,\n"
           "                 value_bytes, scan_length, target_rate_per_s, seed\n"
-          "                 (see experiments/driver/workload.h)\n"
+          "                 (see experiments/driver/workload.h)\n", f);
+    ta_usage(f);
+    fputs(
           "  driver.NAME    out (run directory), campaign, run_id, bin_s (timeline bin,\n"
           "                 0.1), verify (0/1), progress (0/1), failures (injector spec,\n"
           "                 see injectors/README.md; quote it in files)\n"
@@ -131,6 +133,8 @@ static int drv_set(drv_settings *s, const char *name, const char *value, char *e
     }
     if (n < sizeof sec) memcpy(sec, name, n);  /* a longer one is no section's name */
     if (!strcmp(sec, "workload")) {
+        int t = ta_params_set(&s->task, dot + 1, value, err, len);  /* a task run's setting? */
+        if (t <= 0) return t;
         if (!strcmp(dot + 1, "workload")) return wl_preset(&s->work, value, err, len);
         return wl_params_set(&s->work, dot + 1, value, err, len);
     }
@@ -153,6 +157,7 @@ int drv_parse(int argc, char **argv, drv_settings *s, char *err, size_t len) {
     for (int i = 0; i < NBACKENDS; i++) backends[i]->defaults(s);
     s->backend = &drv_store_backend;
     wl_params_default(&s->work);
+    ta_params_default(&s->task);
     s->bin_s = 0.1;
     s->verify = 1;
     s->progress = 1;

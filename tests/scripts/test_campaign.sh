@@ -51,7 +51,7 @@ bad wl_seed ":4: workload.seed: seeds are drawn" "${HEAD}[fixed]\nworkload.seed 
 
 # Shapes: the cluster campaigns fit what their comments name; a spare
 # beyond the cores of full nodes is refused with its group and the reason.
-for f in scaling:8 variants:4 overhead:4 mtbf:4; do
+for f in scaling:8 variants:4 overhead:4 mtbf:4 taskapp-nqueens:4 taskapp-uts:4; do
   $C check "$ROOT/experiments/campaign/campaigns/${f%:*}.campaign" --nodes "${f#*:}" --cores-per-node 16 \
     > "$T/check.log" 2>&1 || fail "${f%:*}.campaign does not fit ${f#*:} x 16: $(cat "$T/check.log")"
 done

@@ -89,6 +89,7 @@ static int check_run(const drv_settings *s, char *err, size_t len) {
 
 static int store_check(const drv_settings *s, int nranks, char *err, size_t len) {
     char sub[400];
+    if (s->task.enabled) return ta_check_run(s, nranks, err, len);
     if (kv_config_check(&s->store, sub, sizeof sub)) { snprintf(err, len, "store: %s", sub); return -1; }
     if (wl_params_check(&s->work, sub, sizeof sub) || wl_params_check_ranks(&s->work, nranks, sub, sizeof sub)) {
         snprintf(err, len, "workload: %s", sub);
