@@ -31,11 +31,7 @@ T0=$SECONDS
 say() { printf '[cluster-campaign +%3ds] %s\n' "$((SECONDS - T0))" "$*"; }
 FAILMSG=""
 fail() { FAILMSG=$*; exit 1; }
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root (network namespaces)"; exit 77; }
-for b in unshare nsenter ip slurmctld slurmd munged; do
-  command -v "$b" >/dev/null || { echo "skip: $b is not installed"; exit 77; }
-done
-unshare --net true 2>/dev/null || { echo "skip: this machine allows no network namespace"; exit 77; }
+why=$("$ROOT/scripts/vcluster" can) || { echo "skip: $why"; exit 77; }
 PY=$(python3 "$ROOT/analysis/pyfind.py") || { echo "FAIL: no python3 with matplotlib, numpy and scipy"; exit 1; }
 
 export KV_CLUSTER_DIR KV_CLUSTER_BRIDGE=kvbrc

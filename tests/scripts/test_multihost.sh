@@ -26,11 +26,7 @@ VC=$ROOT/scripts/vcluster KVRUN=$ROOT/scripts/kvrun
 T0=$SECONDS
 say() { printf '[multihost +%3ds] %s\n' "$((SECONDS - T0))" "$*"; }
 
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root (network namespaces)"; exit 77; }
-for b in unshare nsenter ip; do
-  command -v "$b" >/dev/null || { echo "skip: $b is not installed"; exit 77; }
-done
-unshare --net true 2>/dev/null || { echo "skip: this machine allows no network namespace"; exit 77; }
+why=$("$ROOT/scripts/vcluster" can --no-slurm) || { echo "skip: $why"; exit 77; }
 for p in store_basic store_kill store_lockbreak; do
   [ -x "$B/tests/mpi/$p" ] || { echo "FAIL: not built: $B/tests/mpi/$p"; exit 1; }
 done

@@ -34,11 +34,8 @@ say() { printf '[nodeloss-test +%3ds] %s\n' "$((SECONDS - T0))" "$*"; }
 FAILMSG=""
 fail() { FAILMSG=$*; exit 1; }
 
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root (network namespaces)"; exit 77; }
-for b in unshare nsenter ip slurmctld slurmd munged python3; do
-  command -v "$b" >/dev/null || { echo "skip: $b is not installed"; exit 77; }
-done
-unshare --net true 2>/dev/null || { echo "skip: this machine allows no network namespace"; exit 77; }
+why=$("$ROOT/scripts/vcluster" can) || { echo "skip: $why"; exit 77; }
+command -v python3 >/dev/null || { echo "skip: python3 is not installed"; exit 77; }
 for b in "$INJ" "$B/tests/mpi/mpi_busy"; do [ -x "$b" ] || { echo "FAIL: not built: $b"; exit 1; }; done
 
 export KV_CLUSTER_DIR KV_CLUSTER_BRIDGE=kvbrnl

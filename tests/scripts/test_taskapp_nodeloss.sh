@@ -18,8 +18,7 @@ DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver
 VC=$ROOT/scripts/vcluster KVRUN=$ROOT/scripts/kvrun
 [ "${KV_TEST_NODE_LOSS:-0}" = 1 ] || {
   echo "skip: a node loss ends the job on this Open MPI (set KV_TEST_NODE_LOSS=1 once it is survivable)"; exit 77; }
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root (network namespaces)"; exit 77; }
-unshare --net true 2>/dev/null || { echo "skip: this machine allows no network namespace"; exit 77; }
+why=$("$ROOT/scripts/vcluster" can --no-slurm) || { echo "skip: $why"; exit 77; }
 
 export KV_CLUSTER_DIR KV_CLUSTER_BRIDGE=kvbrta
 KV_CLUSTER_DIR=$(mktemp -d /tmp/kvcluster-taskapp.XXXXXX)

@@ -25,11 +25,7 @@ say() { printf '[vcluster-test +%3ds] %s\n' "$((SECONDS - T0))" "$*"; }
 FAILMSG=""
 fail() { FAILMSG=$*; exit 1; }
 
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root (network namespaces)"; exit 77; }
-for b in unshare nsenter ip slurmctld slurmd munged; do
-  command -v "$b" >/dev/null || { echo "skip: $b is not installed"; exit 77; }
-done
-unshare --net true 2>/dev/null || { echo "skip: this machine allows no network namespace"; exit 77; }
+why=$("$ROOT/scripts/vcluster" can) || { echo "skip: $why"; exit 77; }
 [ -x "$B/tests/mpi/mpi_hosts" ] || { echo "FAIL: not built: $B/tests/mpi/mpi_hosts"; exit 1; }
 
 export KV_CLUSTER_DIR
