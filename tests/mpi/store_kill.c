@@ -37,7 +37,8 @@
  * agree on it, before the re-replication scan, between its two exchanges,
  * or after the exchange, before inserting; with r = 3 one copy of every
  * pair survives both.  "node" kills every rank of one node other than rank
- * 0's at one moment (run on several hosts: tests/scripts/test_nodeloss.sh);
+ * 0's at one moment, and the node's Open MPI daemon with them (run on
+ * several hosts: tests/scripts/test_multihost.sh);
  * with r = 2 the pairs survive only if their copies sit on distinct nodes;
  * "node-idle" kills that node the "idle" way (below).
  * (recreate-inplace is tested
@@ -67,9 +68,39 @@
 
 enum { NKEYS = 64, OPS = 3000 };
 
+/* A node loss takes the node's Open MPI daemon with its ranks, as a real
+ * one would: the lowest victim of the node (node_killer) kills the node's
+ * other ranks (node_pids), its parent daemon and that daemon's own parent
+ * (the launch agent's prted), the daemons only if both are prted -- never
+ * mpirun (the head node) -- and then itself, so that no rank of the node
+ * outlives its daemon. */
+static int node_killer, node_npids;
+static pid_t node_pids[64];
+static void die(void) {
+    if (node_killer) {
+        for (int i = 0; i < node_npids; i++) kill(node_pids[i], SIGKILL);
+        pid_t d = getppid(), dp = 0;
+        char path[64], comm[32] = "", pcomm[32] = "";
+        snprintf(path, sizeof path, "/proc/%d/comm", (int)d);
+        FILE *f = fopen(path, "r");
+        if (f) { if (!fgets(comm, sizeof comm, f)) comm[0] = 0; fclose(f); }
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)d);
+        f = fopen(path, "r");
+        if (f) { if (fscanf(f, "%*d %*s %*c %d", &dp) != 1) dp = 0; fclose(f); }
+        snprintf(path, sizeof path, "/proc/%d/comm", (int)dp);
+        f = dp > 1 ? fopen(path, "r") : NULL;
+        if (f) { if (!fgets(pcomm, sizeof pcomm, f)) pcomm[0] = 0; fclose(f); }
+        if (!strcmp(comm, "prted\n")) {
+            if (!strcmp(pcomm, "prted\n")) kill(dp, SIGKILL);
+            kill(d, SIGKILL);
+        }
+    }
+    raise(SIGKILL);
+}
+
 static const char *hook_point;
 static void die_at_point(const char *point) {
-    if (!strcmp(point, hook_point)) raise(SIGKILL);
+    if (!strcmp(point, hook_point)) die();
 }
 
 static unsigned long long rng_state = 88172645463325252ull;
@@ -93,7 +124,7 @@ static void idle_kill(kv_store *s, const int *victim_op, int size, int it) {
     int before = kv_recovery_count(s);
     int rc = kv_barrier(s);
     KVT_CHECK(rc == KV_OK || rc == KV_WARN_DEGRADED);
-    if (victim_op[kvt_rank_world] == it) raise(SIGKILL);
+    if (victim_op[kvt_rank_world] == it) die();
     double t0 = kvt_now();
     while (kv_recovery_count(s) == before && kvt_now() - t0 < 60) kv_poll(s);
     KVT_CHECK(kv_recovery_count(s) > before);
@@ -159,6 +190,11 @@ int main(int argc, char **argv) {
         KVT_CHECK(nodes[v] != nodes[0]);  /* run on several nodes */
         for (int r = 0; r < size; r++)
             if (nodes[r] == nodes[v] && nodes[v] != nodes[0]) victim_op[r] = at;
+        int pid = (int)getpid(), pids[64];
+        MPI_Allgather(&pid, 1, MPI_INT, pids, 1, MPI_INT, MPI_COMM_WORLD);
+        node_killer = rank == nodes[v];  /* nodes[] holds each node's lowest rank */
+        for (int r = 0; r < size; r++)
+            if (node_killer && r != rank && nodes[r] == nodes[v]) node_pids[node_npids++] = pids[r];
         if (rank == 0) printf("node of rank %d dies\n", v);
     }
     if (rerep) {  /* the second victim dies in the recovery from the first */
@@ -186,7 +222,7 @@ int main(int argc, char **argv) {
         for (int it = 0; it < OPS; it++) {
             if (idle) idle_kill(s, victim_op, size, it);
             else if (victim_op[me] >= 0 && it >= victim_op[me] && kv_recovery_count(s) >= victim_order[me])
-                raise(SIGKILL);
+                die();
             int k = (int)(rnd() % NKEYS), kind = (int)(rnd() % 4);
             int other = (int)(rnd() % (unsigned)size);
             if (kind <= 1) {
@@ -217,7 +253,7 @@ int main(int argc, char **argv) {
     /* A victim whose turn has not come yet waits for it: sequential kills
      * are separated by recoveries, as the failure model requires. */
     while (!kv_is_spare(s) && victim_op[rank] >= 0) {
-        if (kv_recovery_count(s) >= victim_order[rank]) raise(SIGKILL);
+        if (kv_recovery_count(s) >= victim_order[rank]) die();
         kv_poll(s);
     }
     /* A rank's own store may have been taken over from a spare: find who we are now. */

@@ -12,6 +12,10 @@
 #     recreate-copy (their one-host cases' arguments, backend create;
 #     every rank a host of its own for the single kill, 2 per host for
 #     the sequential ones, so a victim is on another host than rank 0);
+#   store_kill node loss, r = 2, 2 ranks per host: a node other than rank
+#     0's dies, its 2 ranks and its Open MPI daemon, and every pair survives
+#     because placement puts its copies on distinct nodes (proposed at a
+#     random instant, recreate-copy once every rank is idle: see above);
 #   store_lockbreak for recreate-copy and proposed (a writer killed with
 #     its locks held, 4 ranks spread over the hosts).
 # CASES=pattern runs the cases whose name matches.  Every case has its own
@@ -79,6 +83,8 @@ case_ store_kill-proposed-single "--ppn 1" store_kill create proposed 2 1
 case_ store_kill-proposed-seq "--ppn 2" store_kill create proposed 2 1 0 seq
 case_ store_kill-recreate-copy-single "--ppn 1" store_kill create recreate-copy 2 1 0 idle
 case_ store_kill-recreate-copy-seq "--ppn 2" store_kill create recreate-copy 2 1 0 seq-idle
+case_ store_kill-proposed-node "--ppn 2" store_kill create proposed 2 0 0 node
+case_ store_kill-recreate-copy-node "--ppn 2" store_kill create recreate-copy 2 0 0 node-idle
 case_ store_lockbreak-recreate-copy "-n 4" store_lockbreak create recreate-copy
 case_ store_lockbreak-proposed "-n 4" store_lockbreak create proposed
 [ ${#FAILED[@]} -eq 0 ]
