@@ -17,10 +17,11 @@
 # Each run's directory becomes one row of the CSV file (nodeloss_row.py;
 # columns in docs/formats.md); what made it goes to nodeloss.meta next to
 # it, the directories of the runs that did not pass to nodeloss-logs/.
-# With the Open MPI that make deps builds, a node loss ends the job: those
-# rows say `aborted`, with the launcher's message.  The cluster is one of
-# its own (state /tmp/kvnodeloss-bench, bridge kvbrnb), up for the runs
-# and down after them.  Needs root (namespaces): else it says so, writes
+# With the Open MPI that make deps builds (its patches), the job goes on
+# after a node loss; with a stock one (scripts/node-loss-survivable tells)
+# the launcher ends it, and those rows say `aborted`, with its message.
+# The cluster is one of its own (state /tmp/kvnodeloss-bench, bridge
+# kvbrnb), up for the runs and down after them.  Needs root (namespaces): else it says so, writes
 # nothing and exits 0 (the rest of make bench goes on).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
