@@ -126,7 +126,7 @@ static int kvr_membership(kv_store *s, kvr_ctx *c) {
     }
     s->nspares = 0;
     for (int i = 0; i < s->all_size; i++) s->nspares += s->all_ids[i] < 0;
-    if (s->nspares == 0 && s->cfg.variant != KV_VARIANT_SPARE) {
+    if (s->nspares == 0) {
         s->comm = s->all;
     } else {
         rc = MPI_Comm_split(s->all, s->my_id >= 0 ? 0 : MPI_UNDEFINED, s->my_id, &s->comm);
@@ -285,6 +285,40 @@ static int kvr_windows(kv_store *s) {
     return KV_OK;
 }
 
+/* The end of an attempt, at every survivor, members and idle spares alike:
+ * one agreement over s->all on whether everybody got through.  A member
+ * whose windows or re-replication phase failed (local_rc) still comes
+ * here, after revoking the members' communicator so that no member stays
+ * in a collective there: an idle spare, which skips those phases, waits in
+ * this agreement, and had the member gone straight on to the next shrink
+ * of s->all, the spare's agreement would have been matched by the one
+ * inside that shrink -- the spare then left recovery while the members
+ * shrank without it, and every survivor waited forever (variant spare, a
+ * second kill during recovery, with a spare left).  The flag's bits, ANDed
+ * by the agreement: KVR_THROUGH is cleared by a member interrupted by a
+ * failure (all start the next attempt together), KVR_SOUND by one with a
+ * genuine error (all end the recovery: that member with its error, the
+ * others with KV_ERR_MPI). */
+enum { KVR_THROUGH = 1, KVR_SOUND = 2 };
+static int kvr_conclude(kv_store *s, kvr_ctx *c, int local_rc) {
+    int64_t t = kv_clock_ns();
+    int flag = KVR_THROUGH | KVR_SOUND;
+    if (local_rc == KV_ERR_INTERRUPTED) flag &= ~KVR_THROUGH;
+    else if (local_rc) flag &= ~KVR_SOUND;
+    if (local_rc && s->comm != MPI_COMM_NULL) MPIX_Comm_revoke(s->comm);
+    int rc = kvw_status(s, MPIX_Comm_agree(s->all, &flag));
+    c->rt.agree_us += us_since(t);
+    KVR_TRACE(s, "final agree rc %d flag %d local %d pending %d", rc, flag, local_rc,
+              (int)s->failure_pending);
+    if (rc == KV_ERR_INTERRUPTED || (rc == KV_OK && !(flag & KVR_THROUGH))) {
+        s->failure_pending = true;
+        return KV_ERR_INTERRUPTED;
+    }
+    if (rc) return rc;
+    if (!(flag & KVR_SOUND)) return local_rc ? local_rc : KV_ERR_MPI;
+    return s->failure_pending ? KV_ERR_INTERRUPTED : KV_OK;
+}
+
 static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     KVR_TRACE(s, "recovery attempt %d", c->rt.restarts);
     int rc = kvr_shrink(s, c);
@@ -308,18 +342,13 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
         kvo_map_shm(s);
         if (rc == KV_OK) rc = kvw_status(s, MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win));
         c->rt.windows_us += us_since(t);
-        if (rc) return rc;
-        t = kv_clock_ns();
-        rc = kvr_rereplicate(s, c);
-        c->rt.rereplicate_us += us_since(t);
-        if (rc) return rc;
+        if (rc == KV_OK) {
+            t = kv_clock_ns();
+            rc = kvr_rereplicate(s, c);
+            c->rt.rereplicate_us += us_since(t);
+        }
     }
-    t = kv_clock_ns();
-    int ok = 1;
-    rc = kvw_status(s, MPIX_Comm_agree(s->all, &ok));
-    c->rt.agree_us += us_since(t);
-    KVR_TRACE(s, "final agree rc %d pending %d", rc, (int)s->failure_pending);
-    return s->failure_pending ? KV_ERR_INTERRUPTED : rc;
+    return kvr_conclude(s, c, rc);
 }
 
 static void kvr_record(kv_store *s, const kv_recovery_times *rt) {

@@ -13,6 +13,7 @@
  * run: 6 allocate recreate-copy 3 2 0 rerep
  * run: 6 allocate recreate-free 3 2 0 rerep
  * run: 7 allocate spare 3 2 1 rerep
+ * run: 7 allocate spare 3 2 2 rerep:windows
  * run: 6 allocate recreate-copy 3 2 0 rerep:made
  * run: 6 allocate recreate-free 3 2 0 rerep:made
  * run: 6 allocate recreate-free 3 2 0 rerep:windows
@@ -23,6 +24,7 @@
  * run: 6 allocate proposed 3 2 0 rerep:made
  * run: 4 create proposed 2 1
  * run: 6 create proposed 2 1 0 seq
+ * run: 5 create proposed 3 2 0 rerep:windows
  * run: 4 create recreate-copy 2 1 0 idle
  *
  * Arguments: backend variant r kills [spares] [seq|rerep|rerep:POINT|idle|seq-idle|node|node-idle]; $KV_TEST_SEED
