@@ -191,7 +191,7 @@ int main(int argc, char **argv) {
         while (nodes[v] == nodes[0] && ++tries < 1000);
         KVT_CHECK(nodes[v] != nodes[0]);  /* run on several nodes */
         for (int r = 0; r < size; r++)
-            if (nodes[r] == nodes[v] && nodes[v] != nodes[0]) victim_op[r] = at;
+            if (nodes[r] == nodes[v] && nodes[v] != nodes[0]) victim_op[r] = at, kills++;
         int pid = (int)getpid(), pids[64];
         MPI_Allgather(&pid, 1, MPI_INT, pids, 1, MPI_INT, MPI_COMM_WORLD);
         node_killer = rank == nodes[v];  /* nodes[] holds each node's lowest rank */

@@ -330,6 +330,11 @@ static void test_inproc_node(void **st) {
     kvi_schedule sc;
     kvi_spec s;
     char err[256];
+    /* The deaths are timed through pidfds, which valgrind 3.19 does not
+     * know (ENOSYS): under it, the case is skipped, not failed. */
+    int probe = pidfd_open(getpid(), 0);
+    if (probe < 0 && errno == ENOSYS) skip();
+    if (probe >= 0) close(probe);
     pid_t p[4] = {sleeper(), sleeper(), sleeper(), sleeper()};  /* daemon-parent, daemon, 2 ranks */
     memset(t, 0, sizeof t);
     for (int r = 0; r < 4; r++) {
