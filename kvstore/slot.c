@@ -4,23 +4,148 @@
  * A slot image is what a reader fetched with MPI_Get from another rank's
  * table, so nothing in it is trusted: lengths are checked against the
  * configured limits and against the bytes actually fetched before any of
- * them is used, and the checksum (over version, lengths, key and value)
- * tells a complete copy from a torn one (a write in progress or cut short
- * by a failure).  The lock word is not covered: it changes independently.
+ * them is used, and the check word tells a complete copy from a torn one
+ * (a write in progress or cut short by a failure).  The lock word is not
+ * covered: it changes independently.
+ *
+ * The check word is 64 bits made of two CRC32C lanes over the same words:
+ * the version, the lengths (klen with its tombstone bit, vlen) and the
+ * key's and the value's bytes, 8 at a time from their start (a last
+ * partial word zero above its bytes).  Lane a takes each word w as it
+ * is, lane b takes mangle(w), w with its halves swapped xor w shifted
+ * right by one bit; the check is a | b << 32.  For given lengths the
+ * check is affine over GF(2) in the image, so an image that differs from
+ * the one written by D passes only if both lanes map D to 0.  Strength:
+ * (1) a difference confined to the version or to one word of the key or
+ * the value is always detected (lengths that differ change which bytes
+ * are read, and are bounds-checked before the check word is tried): on
+ * one word the two lanes together are a bijection of the 64 bits
+ * (test_slot checks the rank for every word of a slot; a word's position
+ * multiplies both lanes by the same invertible factor) -- which no
+ * permutation of the bits gives, since CRC32C's polynomial has the factor
+ * x + 1, the parity, and a permutation keeps the parity; lane a alone
+ * catches every burst of up to 32 bits anywhere; (2) the map has
+ * rank 64, so of all differences a fraction below 2^-64 passes -- the
+ * same odds as the 64-bit multiply hash it replaces, which gave no
+ * certainty for any difference.  A torn image differs from the write it
+ * claims in the chunks a copy moved before or after the other one, a
+ * single word in the common case of a counter (fetch-and-add) or a tear
+ * of one word.  What it is not: a defence against someone crafting
+ * images, which the store does not face.  With SSE4.2 (checked at load
+ * time, or known at compile time with -msse4.2) a lane step is the crc32
+ * instruction; without, a table gives the same bits, so ranks on
+ * different processors agree (and test_slot compares the two).
  */
 #include "kv_internal.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define KVS_CRC_X86 1
+#include <nmmintrin.h>
+#endif
 
 size_t kvs_slot_size(size_t max_key, size_t max_value) {
     size_t sz = KVS_HDR_SIZE + max_key + max_value;
     return (sz + 7) & ~(size_t)7;
 }
 
+static inline uint64_t rd64(const unsigned char *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* The n < 8 bytes at p as a little-endian word, zero above them; reads
+ * only those bytes. */
+static inline uint64_t rd_short(const unsigned char *p, size_t n) {
+    if (n >= 4) {
+        uint32_t lo, hi;
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + n - 4, 4);
+        return lo | (((uint64_t)hi >> (8 * (8 - n))) << 32);
+    }
+    if (n == 0) return 0;
+    return (uint64_t)p[0] | ((uint64_t)p[n >> 1] << (8 * (n >> 1))) | ((uint64_t)p[n - 1] << (8 * (n - 1)));
+}
+
+static inline uint64_t mangle(uint64_t w) { return (w >> 32 | w << 32) ^ (w >> 1); }
+
+/* CRC32C (reflected polynomial 0x82F63B78, no inversion) of one word on
+ * a 32-bit state, as the crc32 instruction computes it: byte by byte,
+ * lowest first, from a table made at load time. */
+static uint32_t crc_table[256];
+static bool crc_hw;
+
+__attribute__((constructor)) static void crc_init(void) {
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1)));
+        crc_table[i] = c;
+    }
+#if defined(__SSE4_2__)
+    crc_hw = true;
+#elif defined(KVS_CRC_X86)
+    __builtin_cpu_init();
+    crc_hw = __builtin_cpu_supports("sse4.2");
+#endif
+}
+
+static inline uint64_t crc_sw(uint64_t c, uint64_t w) {
+    uint32_t x = (uint32_t)c;
+    for (int i = 0; i < 8; i++, w >>= 8) x = crc_table[(x ^ (uint32_t)w) & 0xFF] ^ (x >> 8);
+    return x;
+}
+
+/* One definition of the check word, instantiated per lane step.  The
+ * lanes are independent chains, so the processor runs them side by side. */
+#define KVS_CHECK_FN(name, attr, step)                                                        \
+    attr static uint64_t name(uint64_t version, uint32_t klen, uint32_t vlen, const void *key,  \
+                              const void *val) {                                              \
+        uint64_t lens = (uint64_t)klen << 32 | vlen;                                          \
+        uint64_t a = step(step(0xFFFFFFFFu, version), lens);                                  \
+        uint64_t b = step(step(0xFFFFFFFFu, mangle(version)), mangle(lens));        \
+        const unsigned char *seg[2] = {key, val};                                             \
+        size_t len[2] = {klen & ~KVS_TOMB, vlen};                                             \
+        for (int s = 0; s < 2; s++) {                                                         \
+            const unsigned char *p = seg[s];                                                  \
+            size_t n = len[s];                                                                \
+            for (; n >= 8; p += 8, n -= 8) {                                                  \
+                uint64_t w = rd64(p);                                                         \
+                a = step(a, w);                                                               \
+                b = step(b, mangle(w));                                                  \
+            }                                                                                 \
+            if (n) {                                                                          \
+                uint64_t w = rd_short(p, n);                                                  \
+                a = step(a, w);                                                               \
+                b = step(b, mangle(w));                                                  \
+            }                                                                                 \
+        }                                                                                     \
+        return a | b << 32;                                                                   \
+    }
+
+KVS_CHECK_FN(check_sw, , crc_sw)
+#ifdef KVS_CRC_X86
+#define KVS_CRC_HW(c, w) _mm_crc32_u64((c), (w))
+KVS_CHECK_FN(check_hw, __attribute__((target("sse4.2"))), KVS_CRC_HW)
+#endif
+
+/* Encode and decode call this, not the exported kvs_checksum: in a -fPIC
+ * library a call to an exported function is never inlined. */
+static inline uint64_t check(uint64_t version, uint32_t klen, uint32_t vlen, const void *key,
+                             const void *val) {
+#ifdef KVS_CRC_X86
+    if (crc_hw) return check_hw(version, klen, vlen, key, val);
+#endif
+    return check_sw(version, klen, vlen, key, val);
+}
+
 uint64_t kvs_checksum(uint64_t version, uint32_t klen, uint32_t vlen, const void *key,
                       const void *val) {
-    uint64_t h = kvh_mix(version, ((uint64_t)klen << 32) | vlen);
-    h = kvh_hash(key, klen & ~KVS_TOMB, h);
-    h = kvh_hash(val, vlen, h);
-    return h | 1;  /* never 0: an all-zero (empty) slot never verifies */
+    return check(version, klen, vlen, key, val);
+}
+
+uint64_t kvs_checksum_portable(uint64_t version, uint32_t klen, uint32_t vlen, const void *key,
+                               const void *val) {
+    return check_sw(version, klen, vlen, key, val);
 }
 
 void kvs_encode(unsigned char *slot, uint64_t version, const void *key, uint32_t klen,
@@ -31,8 +156,7 @@ void kvs_encode(unsigned char *slot, uint64_t version, const void *key, uint32_t
     h.vlen = tomb ? 0 : vlen;
     memcpy(slot + KVS_HDR_SIZE, key, klen);
     if (!tomb && vlen) memcpy(slot + KVS_HDR_SIZE + max_key, val, vlen);
-    h.check = kvs_checksum(h.version, h.klen, h.vlen, slot + KVS_HDR_SIZE,
-                           slot + KVS_HDR_SIZE + max_key);
+    h.check = check(h.version, h.klen, h.vlen, slot + KVS_HDR_SIZE, slot + KVS_HDR_SIZE + max_key);
     memcpy(slot, &h, KVS_HDR_SIZE);
 }
 
@@ -47,8 +171,7 @@ enum kvs_state kvs_decode(const unsigned char *slot, size_t have, size_t max_key
     if (klen == 0 || klen > max_key || h.vlen > max_value || (tomb && h.vlen != 0))
         return KVS_TORN;
     if (KVS_HDR_SIZE + max_key + h.vlen > have) return KVS_SHORT;
-    if (h.check != kvs_checksum(h.version, h.klen, h.vlen, slot + KVS_HDR_SIZE,
-                                slot + KVS_HDR_SIZE + max_key))
+    if (h.check != check(h.version, h.klen, h.vlen, slot + KVS_HDR_SIZE, slot + KVS_HDR_SIZE + max_key))
         return KVS_TORN;
     return tomb ? KVS_DELETED : KVS_LIVE;
 }
