@@ -24,6 +24,7 @@
 #define K0 0x9E3779B97F4A7C15ull
 #define K1 0xD6E8FEB86659FD93ull
 #define K2 0xA0761D6478BD642Full
+#define KVH_MAX_R 16  /* the most replicas config.c allows */
 
 static inline uint64_t rd64(const unsigned char *p) {
     uint64_t v;
@@ -76,7 +77,7 @@ uint64_t kvh_hash(const void *data, size_t len, uint64_t seed) {
 static inline uint64_t score(uint64_t kh, int id) { return mix(kh, (uint64_t)id * K2 + 1); }
 
 /* The plain rendezvous set: the r best scores, best first (n >= r). */
-static void place_plain(uint64_t kh, const int *ids, int n, int r, int *out) {
+static inline __attribute__((always_inline)) void place_plain(uint64_t kh, const int *ids, int n, int r, int *out) {
     if (r == 1 || (r == 2 && n == 2)) {  /* the best one, then the other */
         uint64_t best = score(kh, ids[0]);
         int at = 0;
@@ -88,7 +89,7 @@ static void place_plain(uint64_t kh, const int *ids, int n, int r, int *out) {
         if (r == 2) out[1] = ids[1 - at];
         return;
     }
-    uint64_t best[r > 0 ? r : 1];
+    uint64_t best[KVH_MAX_R];
     int have = 0;
     for (int i = 0; i < n; i++) {
         uint64_t sc = score(kh, ids[i]);
@@ -105,13 +106,10 @@ static void place_plain(uint64_t kh, const int *ids, int n, int r, int *out) {
     }
 }
 
-void kvh_place(uint64_t kh, const int *ids, int n, int r, const int *node_of_id, int *out) {
-    if (!node_of_id) {
-        place_plain(kh, ids, n, r, out);
-        return;
-    }
-    /* Greedy by score: first over members of nodes not yet used, then (fewer
-     * nodes than r) over the members not yet taken.  O(n r), n is small. */
+/* Greedy by score: first over members of nodes not yet used, then (fewer
+ * nodes than r) over the members not yet taken.  O(n r), n is small.
+ * Without a node map (r beyond place_plain's bound): the plain set. */
+static void place_by_node(uint64_t kh, const int *ids, int n, int r, const int *node_of_id, int *out) {
     uint64_t sc[n > 0 ? n : 1];
     bool taken[n > 0 ? n : 1];
     for (int i = 0; i < n; i++) {
@@ -124,7 +122,7 @@ void kvh_place(uint64_t kh, const int *ids, int n, int r, const int *node_of_id,
             for (int i = 0; i < n; i++) {
                 if (taken[i] || (pick >= 0 && sc[i] <= sc[pick])) continue;
                 bool node_used = false;
-                for (int j = 0; pass == 0 && j < k; j++)
+                for (int j = 0; pass == 0 && node_of_id && j < k; j++)
                     node_used |= node_of_id[out[j]] == node_of_id[ids[i]];
                 if (!node_used) pick = i;
             }
@@ -134,8 +132,14 @@ void kvh_place(uint64_t kh, const int *ids, int n, int r, const int *node_of_id,
     }
 }
 
+void kvh_place(uint64_t kh, const int *ids, int n, int r, const int *node_of_id, int *out) {
+    if (node_of_id || r > KVH_MAX_R) place_by_node(kh, ids, n, r, node_of_id, out);
+    else place_plain(kh, ids, n, r, out);
+}
+
 int kvh_replicas(const kv_store *s, uint64_t kh, int *out) {
     int r = s->cfg.replicas < s->size ? s->cfg.replicas : s->size;
-    kvh_place(kh, s->live_ids, s->size, r, s->place_by_node ? s->node_of_id : NULL, out);
+    if (s->place_by_node || r > KVH_MAX_R) place_by_node(kh, s->live_ids, s->size, r, s->node_of_id, out);
+    else place_plain(kh, s->live_ids, s->size, r, out);
     return r;
 }

@@ -41,7 +41,9 @@ static int kvo_prepare(kv_store *s, const void *key, size_t klen, kvo_key *k) {
     k->key = key;
     k->klen = (uint32_t)klen;
     k->kh = kvh_hash(key, klen, 0);
-    k->home = (uint32_t)(k->kh % s->nslots);
+    /* hash mod slots; a mask when slots is a power of two (the default),
+     * the same value without a 64-bit division */
+    k->home = (uint32_t)((s->nslots & (s->nslots - 1)) == 0 ? k->kh & (s->nslots - 1) : k->kh % s->nslots);
     k->nrep = kvh_replicas(s, k->kh, k->ids);
     for (int i = 1; i < k->nrep; i++)  /* insertion sort by rank: global lock order */
         for (int j = i; j > 0 && by_rank_cmp_ctx(s, k->ids[j - 1], k->ids[j]) > 0; j--) {

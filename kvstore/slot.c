@@ -176,7 +176,12 @@ enum kvs_state kvs_decode(const unsigned char *slot, size_t have, size_t max_key
     return tomb ? KVS_DELETED : KVS_LIVE;
 }
 
+/* Keys are short: compared a word at a time here rather than by a call. */
 bool kvs_key_is(const unsigned char *slot, const void *key, size_t klen) {
     const kvs_hdr *h = kvs_hdr_of(slot);
-    return KVS_KLEN(h) == klen && memcmp(slot + KVS_HDR_SIZE, key, klen) == 0;
+    if (KVS_KLEN(h) != klen) return false;
+    const unsigned char *a = slot + KVS_HDR_SIZE, *b = key;
+    uint64_t diff = 0;
+    for (; klen >= 8; a += 8, b += 8, klen -= 8) diff |= rd64(a) ^ rd64(b);
+    return (diff | (rd_short(a, klen) ^ rd_short(b, klen))) == 0;
 }
