@@ -11,30 +11,28 @@
  * The check word is 64 bits made of two CRC32C lanes over the same words:
  * the version, the lengths (klen with its tombstone bit, vlen) and the
  * key's and the value's bytes, 8 at a time from their start (a last
- * partial word zero above its bytes).  Lane a takes each word w as it
- * is, lane b takes mangle(w), w with its halves swapped xor w shifted
- * right by one bit; the check is a | b << 32.  For given lengths the
- * check is affine over GF(2) in the image, so an image that differs from
- * the one written by D passes only if both lanes map D to 0.  Strength:
- * (1) a difference confined to the version or to one word of the key or
- * the value is always detected (lengths that differ change which bytes
- * are read, and are bounds-checked before the check word is tried): on
- * one word the two lanes together are a bijection of the 64 bits
- * (test_slot checks the rank for every word of a slot; a word's position
- * multiplies both lanes by the same invertible factor) -- which no
- * permutation of the bits gives, since CRC32C's polynomial has the factor
- * x + 1, the parity, and a permutation keeps the parity; lane a alone
- * catches every burst of up to 32 bits anywhere; (2) the map has
- * rank 64, so of all differences a fraction below 2^-64 passes -- the
- * same odds as the 64-bit multiply hash it replaces, which gave no
- * certainty for any difference.  A torn image differs from the write it
- * claims in the chunks a copy moved before or after the other one, a
- * single word in the common case of a counter (fetch-and-add) or a tear
- * of one word.  What it is not: a defence against someone crafting
- * images, which the store does not face.  With SSE4.2 (checked at load
- * time, or known at compile time with -msse4.2) a lane step is the crc32
- * instruction; without, a table gives the same bits, so ranks on
- * different processors agree (and test_slot compares the two).
+ * partial word zero above its bytes).  Lane a takes each word w as it is,
+ * lane b takes mangle(w) = w ^ w >> 32; the check is a | b << 32.  For
+ * given lengths the check is affine over GF(2) in the image, so an image
+ * that differs by D from the one written passes only if both lanes map D
+ * to 0.  Strength: (1) a difference confined to the version or to one
+ * word of the key or the value is always detected: on one word the two
+ * lanes together are a bijection of its 64 bits (test_slot checks the
+ * rank on every word of a slot; a word's position multiplies both lanes
+ * by the same invertible factor), which no permutation of the bits would
+ * give as mangle (CRC32C's polynomial has the factor x + 1, so both lanes
+ * would share the word's parity); lane a alone catches every burst of up
+ * to 32 bits; (2) the map has rank 64, so a fraction below 2^-64 of all
+ * differences passes, the odds of the 64-bit multiply hash this replaces,
+ * which promised nothing for any particular difference.  A torn image
+ * differs from the write it claims in the chunks one copy moved before or
+ * after the other, often a single word (a counter of fetch-and-add, a
+ * tear within one word).  Lengths that differ change which bytes are
+ * read; they are bounds-checked first and then meet the odds of (2).  Not
+ * a defence against crafted images, which the store does not face.  With
+ * SSE4.2 (asked of the processor at load time, or known at compile time)
+ * a lane step is the crc32 instruction; without, a table gives the same
+ * bits, so ranks on different processors agree (test_slot compares them).
  */
 #include "kv_internal.h"
 
@@ -67,7 +65,7 @@ static inline uint64_t rd_short(const unsigned char *p, size_t n) {
     return (uint64_t)p[0] | ((uint64_t)p[n >> 1] << (8 * (n >> 1))) | ((uint64_t)p[n - 1] << (8 * (n - 1)));
 }
 
-static inline uint64_t mangle(uint64_t w) { return (w >> 32 | w << 32) ^ (w >> 1); }
+static inline uint64_t mangle(uint64_t w) { return w ^ w >> 32; }
 
 /* CRC32C (reflected polynomial 0x82F63B78, no inversion) of one word on
  * a 32-bit state, as the crc32 instruction computes it: byte by byte,
@@ -113,8 +111,8 @@ static inline uint64_t crc_sw(uint64_t c, uint64_t w) {
                 a = step(a, w);                                                               \
                 b = step(b, mangle(w));                                                  \
             }                                                                                 \
-            if (n) {                                                                          \
-                uint64_t w = rd_short(p, n);                                                  \
+            if (n) {  /* the last bytes: one load ending at the segment's end if it can */   \
+                uint64_t w = len[s] >= 8 ? rd64(p + n - 8) >> (8 * (8 - n)) : rd_short(p, n);  \
                 a = step(a, w);                                                               \
                 b = step(b, mangle(w));                                                  \
             }                                                                                 \
@@ -176,12 +174,14 @@ enum kvs_state kvs_decode(const unsigned char *slot, size_t have, size_t max_key
     return tomb ? KVS_DELETED : KVS_LIVE;
 }
 
-/* Keys are short: compared a word at a time here rather than by a call. */
+/* Keys are short: compared a word at a time here rather than by a call,
+ * the last word ending at the key's end (overlapping the one before). */
 bool kvs_key_is(const unsigned char *slot, const void *key, size_t klen) {
     const kvs_hdr *h = kvs_hdr_of(slot);
     if (KVS_KLEN(h) != klen) return false;
     const unsigned char *a = slot + KVS_HDR_SIZE, *b = key;
-    uint64_t diff = 0;
-    for (; klen >= 8; a += 8, b += 8, klen -= 8) diff |= rd64(a) ^ rd64(b);
-    return (diff | (rd_short(a, klen) ^ rd_short(b, klen))) == 0;
+    if (klen < 8) return rd_short(a, klen) == rd_short(b, klen);
+    uint64_t diff = rd64(a + klen - 8) ^ rd64(b + klen - 8);
+    for (size_t i = 0; i + 8 < klen; i += 8) diff |= rd64(a + i) ^ rd64(b + i);
+    return diff == 0;
 }

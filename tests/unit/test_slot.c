@@ -10,7 +10,8 @@
  * same bits for every length; on the version and on every word of key and
  * value the check reads (8 bytes from their start), the one-bit differences
  * move the check by 64 linearly independent amounts, so no difference
- * confined to one word goes unnoticed.
+ * confined to one word goes unnoticed.  A key compares equal to itself
+ * at every length and unequal after any one byte changes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -171,11 +172,29 @@ static void test_check_one_word(void **st) {
     }
 }
 
+static void test_key_is(void **st) {
+    (void)st;
+    unsigned char *s = calloc(1, ssz());
+    char k[MK + 1];
+    for (size_t n = 1; n <= MK; n++) {
+        for (size_t i = 0; i < n; i++) k[i] = (char)('a' + (i * 7) % 26);
+        kvs_encode(s, 1, k, (uint32_t)n, "v", 1, false, MK);
+        assert_true(kvs_key_is(s, k, n));
+        if (n > 1) assert_false(kvs_key_is(s, k, n - 1));
+        for (size_t i = 0; i < n; i++) {
+            k[i] ^= 0x20;
+            if (kvs_key_is(s, k, n)) fail_msg("length %zu: byte %zu changed, still equal", n, i);
+            k[i] ^= 0x20;
+        }
+    }
+    free(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_every_bit_flip),
         cmocka_unit_test(test_torn), cmocka_unit_test(test_hostile_lengths),
         cmocka_unit_test(test_short_and_empty), cmocka_unit_test(test_check_portable),
-        cmocka_unit_test(test_check_one_word)};
+        cmocka_unit_test(test_check_one_word), cmocka_unit_test(test_key_is)};
     return cmocka_run_group_tests_name("slot", tests, NULL, NULL);
 }
