@@ -22,6 +22,9 @@
 #   multihost.csv     the store across the hosts of a test cluster, beside one
 #                     host: store vs raw RMA, recovery per variant, the hang
 #                     rate of single-kill runs (bench_multihost.sh; hours)
+#   revisions/        only with BENCH=revisions REVS='A B ...': the read path
+#                     of those revisions' kvstore/ side by side, in turns
+#                     (bench_revisions.sh; `work` is the checkout as it is)
 # Each benchmark prints its table; the CSV files are rewritten by each run
 # of the benchmark (BENCH=name runs just one), and beside each goes
 # NAME.meta, what made it (scripts/provenance: revision, MPI and patches,
@@ -239,4 +242,8 @@ fi
 
 if want multihost; then  # the store across hosts (a test cluster of its own)
   bash "$ROOT/experiments/bench/bench_multihost.sh"
+fi
+
+if [ "${BENCH:-}" = revisions ]; then  # only when asked for: it needs REVS
+  bash "$ROOT/experiments/bench/bench_revisions.sh" "$OUT/revisions" ${REVS:?BENCH=revisions needs REVS=\'REV ...\'}
 fi
