@@ -49,7 +49,7 @@ for rev in "$@"; do
 done
 
 sr=$OUT/store-vs-raw-revs.csv hp=$OUT/hotpath-revs.csv
-cmd="RUNS=$RUNS OPS=$OPS ITERS=$ITERS experiments/bench/bench_revisions.sh OUT $*${BENCH_NOTE:+ # $BENCH_NOTE}"
+cmd="RUNS=$RUNS OPS=$OPS ITERS=$ITERS experiments/bench/bench_revisions.sh $OUT $*${BENCH_NOTE:+ # $BENCH_NOTE}"
 echo "revision,run,operation,backend,ranks,value_bytes,store_us,raw_us,ratio" > "$sr"
 echo "revision,run,step,ranks,replicas,value_bytes,ns_per_call,rounds" > "$hp"
 "$ROOT/scripts/provenance" "$cmd" > "${sr%.csv}.meta"
