@@ -106,8 +106,9 @@ def store_vs_raw():
 
 def hotpath():
     r = rows("hotpath.csv")
-    return table(["step", "ns per call", "rounds"],
-                 [[x["step"], f"{float(x['ns_per_call']):.2f}", x["rounds"]] for x in r]) if r else []
+    return table(["step", "ranks", "replicas", "ns per call", "rounds"],
+                 [[x["step"], x["ranks"], x["replicas"], f"{float(x['ns_per_call']):.2f}", x["rounds"]]
+                  for x in r]) if r else []
 
 
 def recovery(name="recovery.csv"):
