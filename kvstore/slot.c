@@ -36,7 +36,8 @@
  */
 #include "kv_internal.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* -DKVS_CRC_TABLE_ONLY builds the table's path alone (as on other processors). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(KVS_CRC_TABLE_ONLY)
 #define KVS_CRC_X86 1
 #include <nmmintrin.h>
 #endif
@@ -71,7 +72,9 @@ static inline uint64_t mangle(uint64_t w) { return w ^ w >> 32; }
  * a 32-bit state, as the crc32 instruction computes it: byte by byte,
  * lowest first, from a table made at load time. */
 static uint32_t crc_table[256];
-static bool crc_hw;
+#ifdef KVS_CRC_X86
+static bool crc_hw;  /* the processor has the instruction */
+#endif
 
 __attribute__((constructor)) static void crc_init(void) {
     for (uint32_t i = 0; i < 256; i++) {
@@ -79,7 +82,7 @@ __attribute__((constructor)) static void crc_init(void) {
         for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1)));
         crc_table[i] = c;
     }
-#if defined(__SSE4_2__)
+#if defined(KVS_CRC_X86) && defined(__SSE4_2__)
     crc_hw = true;
 #elif defined(KVS_CRC_X86)
     __builtin_cpu_init();
