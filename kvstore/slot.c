@@ -28,8 +28,10 @@
  * differs from the write it claims in the chunks one copy moved before or
  * after the other, often a single word (a counter of fetch-and-add, a
  * tear within one word).  Lengths that differ change which bytes are
- * read; they are bounds-checked first and then meet the odds of (2).  Not
- * a defence against crafted images, which the store does not face.  With
+ * read, so (1) and (2) do not apply to them: they are bounds-checked
+ * first, and beyond that the check promises for them what any 64-bit hash
+ * does.  Not a defence against crafted images, which the store does not
+ * face.  With
  * SSE4.2 (asked of the processor at load time, or known at compile time)
  * a lane step is the crc32 instruction; without, tables give the same
  * bits (so ranks on different processors agree; test_slot compares them),
