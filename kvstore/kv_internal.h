@@ -50,6 +50,9 @@ enum kvs_state { KVS_EMPTY, KVS_LIVE, KVS_DELETED, KVS_TORN, KVS_SHORT };
 size_t kvs_slot_size(size_t max_key, size_t max_value);
 uint64_t kvs_checksum(uint64_t version, uint32_t klen, uint32_t vlen,
                       const void *key, const void *val);
+/* The same check word without the crc32 instruction (test_slot compares). */
+uint64_t kvs_checksum_portable(uint64_t version, uint32_t klen, uint32_t vlen,
+                               const void *key, const void *val);
 /* Fill a slot image (header without lock, key, value) for writing. */
 void kvs_encode(unsigned char *slot, uint64_t version, const void *key, uint32_t klen,
                 const void *val, uint32_t vlen, bool tomb, size_t max_key);

@@ -41,7 +41,9 @@ static int kvo_prepare(kv_store *s, const void *key, size_t klen, kvo_key *k) {
     k->key = key;
     k->klen = (uint32_t)klen;
     k->kh = kvh_hash(key, klen, 0);
-    k->home = (uint32_t)(k->kh % s->nslots);
+    /* hash mod slots; a mask when slots is a power of two (the default),
+     * the same value without a 64-bit division */
+    k->home = (uint32_t)((s->nslots & (s->nslots - 1)) == 0 ? k->kh & (s->nslots - 1) : k->kh % s->nslots);
     k->nrep = kvh_replicas(s, k->kh, k->ids);
     for (int i = 1; i < k->nrep; i++)  /* insertion sort by rank: global lock order */
         for (int j = i; j > 0 && by_rank_cmp_ctx(s, k->ids[j - 1], k->ids[j]) > 0; j--) {
@@ -67,6 +69,11 @@ static int kvo_mpi_fail(kv_store *s, int rc) {
 
 static inline MPI_Aint slot_disp(const kv_store *s, uint32_t idx) {
     return (MPI_Aint)idx * (MPI_Aint)s->slot_size;
+}
+
+/* The slot after idx in a probe sequence (idx < nslots; no division). */
+static inline uint32_t next_slot(const kv_store *s, uint32_t idx) {
+    return idx + 1 < s->nslots ? idx + 1 : 0;
 }
 
 /* Fetch `bytes` of slot idx at rank into buf; flush. */
@@ -128,8 +135,7 @@ static bool kvo_settled(const kvo_key *k, const unsigned char *buf, enum kvs_sta
 static int kvo_lookup(kv_store *s, const kvo_key *k, int rank) {
     unsigned char *buf = s->buf;
     uint32_t probes = kvs_probes(s);
-    for (uint32_t p = 0; p < probes; p++) {
-        uint32_t idx = (uint32_t)((k->home + p) % s->nslots);
+    for (uint32_t p = 0, idx = k->home; p < probes; p++, idx = next_slot(s, idx)) {
         enum kvs_state st;
         int64_t until = 0;
         uint64_t holder = 0;
@@ -323,8 +329,7 @@ static int kvo_lock(kv_store *s, kvo_rep *rep, uint32_t idx, bool holding) {
 static int kvo_probe(kv_store *s, const kvo_key *k, kvo_rep *rep, int *first_free) {
     uint32_t probes = kvs_probes(s);
     *first_free = -1;
-    for (uint32_t p = 0; p < probes; p++) {
-        uint32_t idx = (uint32_t)((k->home + p) % s->nslots);
+    for (uint32_t p = 0, idx = k->home; p < probes; p++, idx = next_slot(s, idx)) {
         enum kvs_state st;
         int rc = kvo_read_slot(s, rep->rank, idx, s->buf2, &st);
         if (rc) return rc;
@@ -448,10 +453,10 @@ static int kvo_store(kv_store *s, kvo_rep *reps, int n, const unsigned char *img
 static int kvo_write_key(kv_store *s, const kvo_key *k, const int *ids, int n, kvo_write *w) {
     kvo_rep reps[KVO_MAX_R];
     s->lock_word = KVS_LOCK_WORD(++s->write_seq, s->my_id);
-    int64_t deadline = kv_clock_ns() + (int64_t)s->cfg.lock_timeout_ms * 1000000;
+    int64_t deadline = 0;
     int rc;
     for (int attempt = 0;; attempt++) {
-        memset(reps, 0, sizeof reps);
+        memset(reps, 0, sizeof reps[0] * (size_t)n);
         rc = KV_OK;
         for (int i = 0; i < n && rc == KV_OK; i++) {
             reps[i].rank = s->rank_of_id[ids[i]];
@@ -459,8 +464,11 @@ static int kvo_write_key(kv_store *s, const kvo_key *k, const int *ids, int n, k
             if (rc) kvo_unlock_all(s, reps, i + 1);
         }
         if (rc != 1) break;
-        /* giving way again and again is bounded as a whole */
-        if (kv_clock_ns() > deadline) { rc = KV_ERR_BUSY; break; }
+        /* Giving way again and again is bounded as a whole, from the first
+         * time (the clock is read only then: most writes never give way). */
+        int64_t now = kv_clock_ns();
+        if (attempt == 0) deadline = now + (int64_t)s->cfg.lock_timeout_ms * 1000000;
+        else if (now > deadline) { rc = KV_ERR_BUSY; break; }
     }
     if (rc) {
         if (rc == KV_ERR_INTERRUPTED) kvr_note_affected(s, k->home);

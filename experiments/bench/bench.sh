@@ -5,6 +5,10 @@
 #   hotpath.csv       the local steps of a read: hash, placement, slot decode
 #   ycsb.csv          failure-free YCSB A, B, C per variant and ranks
 #   recovery.csv      one kill per run: variants x ranks x pairs x reps
+#   recovery-floor.csv  the same runs, each phase beside what recovery cannot
+#                     avoid on the same ranks and sizes (window allocation,
+#                     memcpy of the table, the raw exchange of the
+#                     re-replicated bytes), and their ratio
 #   checkpoint.csv    the checkpoint/restart baseline (bench_checkpoint.sh)
 #   redis.csv         the store against Redis, failure-free and failover (bench_redis.sh)
 #   taskapp.csv       a task-parallel application (N-Queens, UTS) through failures:
@@ -18,6 +22,9 @@
 #   multihost.csv     the store across the hosts of a test cluster, beside one
 #                     host: store vs raw RMA, recovery per variant, the hang
 #                     rate of single-kill runs (bench_multihost.sh; hours)
+#   revisions/        only with BENCH=revisions REVS='A B ...': the read path
+#                     of those revisions' kvstore/ side by side, in turns
+#                     (bench_revisions.sh; `work` is the checkout as it is)
 # Each benchmark prints its table; the CSV files are rewritten by each run
 # of the benchmark (BENCH=name runs just one), and beside each goes
 # NAME.meta, what made it (scripts/provenance: revision, MPI and patches,
@@ -29,7 +36,8 @@
 # VARIANTS, ycsb by YCSB_WORKLOADS, YCSB_RANKS, YCSB_REPS, YCSB_SECONDS;
 # all of `make bench` takes about two hours here.  BENCH_OUT writes the
 # files elsewhere (tests/scripts/test_bench_small.sh runs every benchmark
-# at a tiny size that way).
+# at a tiny size that way); BENCH_NOTE='...' goes into the command line
+# that NAME.meta records (a small run says so there).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/results/bench}  # BENCH_OUT: elsewhere (a trial at a small size)
@@ -39,11 +47,17 @@ want() { [ -z "${BENCH:-}" ] || [ "$BENCH" = "$1" ]; }
 # stamp FILE.csv COMMAND: FILE.meta says what made FILE.csv (appended to
 # with APPEND=1, as the recovery matrix is).
 stamp() {
+  local cmd=$2
+  [ -n "${BENCH_NOTE:-}" ] && cmd="${cmd% make bench} BENCH_NOTE='$BENCH_NOTE' make bench"
   if [ "${APPEND:-0}" = 1 ] && [ -s "${1%.csv}.meta" ]; then
-    { echo "resumed:"; "$ROOT/scripts/provenance" "$2" | sed 's/^/  /'; } >> "${1%.csv}.meta"
-  else "$ROOT/scripts/provenance" "$2" > "${1%.csv}.meta"; fi
+    { echo "resumed:"; "$ROOT/scripts/provenance" "$cmd" | sed 's/^/  /'; } >> "${1%.csv}.meta"
+  else "$ROOT/scripts/provenance" "$cmd" > "${1%.csv}.meta"; fi
 }
 SIZES="RANKS='${RANKS:-}' PAIRS='${PAIRS:-}' REPS='${REPS:-}' VARIANTS='${VARIANTS:-}'"
+# The recovery matrix (recovery and recovery-floor): sizes, ranks, variants.
+REC_PAIRS=${PAIRS:-10000 100000 1000000}
+REC_RANKS=${RANKS:-4 8 16}
+REC_VARIANTS=${VARIANTS:-recreate-copy recreate-inplace recreate-free spare}
 
 # ycsb_point WORKLOAD VARIANT RANKS: one failure-free driver run (closed
 # loop, YCSB_SECONDS, 20,000 records, 64-byte values; r = 1 for none, one
@@ -65,16 +79,17 @@ ycsb_point() {
   echo "${tput:-NA},${p50:-NA},${p99:-NA}"
 }
 
-# recovery_point VARIANT RANKS PAIRS REP FILE LINES: one run of
-# bench_recovery (one kill; it appends its row to FILE; variant spare gets
-# one rank more, its spare); prints the last LINES lines of its output and
-# returns kvrun's status (3: hung).
+# recovery_point VARIANT RANKS PAIRS REP FILE LINES [FLOOR]: one run of
+# bench_recovery (one kill; it appends its row to FILE, and with FLOOR its
+# phases beside their floor to FLOOR; variant spare gets one rank more,
+# its spare); prints the last LINES lines of its output and returns
+# kvrun's status (3: hung).
 recovery_point() {
   local v=$1 n=$2 p=$3 rep=$4 f=$5 lines=$6 np=$2 sp=0 res st
   [ "$v" = spare ] && np=$((n + 1)) sp=1
   KV_KILL_LOG=$(mktemp); export KV_KILL_LOG
   res=$("$ROOT/scripts/kvrun" -n "$np" --timeout "${RECOVERY_TIMEOUT:-300}" -- \
-        env KV_SPARES=$sp "$BIN/bench_recovery" "$v" allocate "$p" "$rep" "$f" 2>&1)
+        env KV_SPARES=$sp "$BIN/bench_recovery" "$v" allocate "$p" "$rep" "$f" ${7:+"$7"} 2>&1)
   st=$?
   grep -v '^\[rank\|^PASS' <<<"$res" | grep -v '^#' | tail -"$lines"
   rm -f "$KV_KILL_LOG"
@@ -130,9 +145,9 @@ if want recovery; then
   stamp "$f" "BENCH=recovery $SIZES REP_FROM=${REP_FROM:-1} APPEND=${APPEND:-0} make bench"
   # Sizes outer, variants inner: a matrix cut short still compares every
   # variant on the sizes it reached.
-  for p in ${PAIRS:-10000 100000 1000000}; do
-    for n in ${RANKS:-4 8 16}; do
-      for v in ${VARIANTS:-recreate-copy recreate-inplace recreate-free spare}; do
+  for p in $REC_PAIRS; do
+    for n in $REC_RANKS; do
+      for v in $REC_VARIANTS; do
         for rep in $(seq "${REP_FROM:-1}" "${REPS:-5}"); do  # REP_FROM: add repetitions later
           recovery_point "$v" "$n" "$p" "$rep" "$f" 2
           if [ $? -eq 3 ]; then
@@ -143,6 +158,30 @@ if want recovery; then
       done
     done
   done
+  echo "wrote $f"
+fi
+
+if want recovery-floor; then
+  # The recovery matrix again, each run also timing on its survivors what
+  # recovery cannot avoid (bench_recovery.c); the runs' recovery.csv rows
+  # are not kept.  A run that hangs writes no rows (recovery.csv counts
+  # hangs).
+  f=$OUT/recovery-floor.csv
+  echo "variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us" > "$f"
+  stamp "$f" "BENCH=recovery-floor $SIZES make bench"
+  scratch=$(mktemp)
+  for p in $REC_PAIRS; do
+    for n in $REC_RANKS; do
+      for v in $REC_VARIANTS; do
+        for rep in $(seq 1 "${REPS:-5}"); do
+          recovery_point "$v" "$n" "$p" "$rep" "$scratch" 2 "$f"
+          [ $? -eq 3 ] && echo "$v ranks=$n pairs=$p rep=$rep: HUNG (no rows)"
+        done
+      done
+    done
+  done
+  rm -f "$scratch"
+  python3 "$ROOT/experiments/bench/report.py" print recovery-floor --file "$f"
   echo "wrote $f"
 fi
 
@@ -203,4 +242,8 @@ fi
 
 if want multihost; then  # the store across hosts (a test cluster of its own)
   bash "$ROOT/experiments/bench/bench_multihost.sh"
+fi
+
+if [ "${BENCH:-}" = revisions ]; then  # only when asked for: it needs REVS
+  bash "$ROOT/experiments/bench/bench_revisions.sh" "$OUT/revisions" ${REVS:?BENCH=revisions needs REVS=\'REV ...\'}
 fi

@@ -12,7 +12,19 @@
  * variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,
  * agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang
  * The ranks column counts the ranks holding data (spares excluded).
- * Usage: bench_recovery variant backend pairs repetition out.csv
+ *
+ * With floor.csv, the survivors then time, on the same ranks and sizes,
+ * what recovery cannot avoid (the floor), each the maximum over them:
+ * allocating a window of the table's size with the store's own call
+ * (kvo_alloc_table), a memcpy of the table each rank holds into it, and
+ * one MPI_Alltoallv of as many bytes as re-replication sent (each rank's
+ * records, spread evenly over the other survivors as rendezvous placement
+ * spreads them).  Rank 0 appends three rows, phases windows (floor:
+ * allocation + memcpy), rereplicate (floor: the exchange) and total
+ * (floor: all three):
+ * variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,
+ * table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us
+ * Usage: bench_recovery variant backend pairs repetition out.csv [floor.csv]
  */
 #include <signal.h>
 #include <stdio.h>
@@ -20,16 +32,67 @@
 #include <string.h>
 
 #include "kvstore.h"
+#include "kv_internal.h"
 #include "kvtest.h"
 
 static void val_of(unsigned char *v, long i) {
     for (int j = 0; j < 64; j++) v[j] = (unsigned char)(i * 131 + j);
 }
 
+/* The floor on the survivors: out[0] allocation, out[1] memcpy,
+ * out[2] exchange of `sent` bytes from this rank, in us (the maximum over
+ * the ranks, at rank 0). */
+static void floor_times(kv_store *s, long long sent, double out[3]) {
+    MPI_Comm comm = kv_comm(s);
+    int n = kv_size(s), me = kv_rank(s);
+    double mine[3] = {0, 0, 0};
+    unsigned char *base = NULL;
+    MPI_Win win = MPI_WIN_NULL;
+    bool malloced = false;
+    MPI_Barrier(comm);
+    int64_t t0 = kv_clock_ns();
+    if (kvo_alloc_table(s, comm, s->table_bytes, &base, &win, &malloced, false) != KV_OK)
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    int64_t t1 = kv_clock_ns();
+    memcpy(base, s->base, s->table_bytes);
+    int64_t t2 = kv_clock_ns();
+    mine[0] = (double)(t1 - t0) / 1e3;
+    mine[1] = (double)(t2 - t1) / 1e3;
+    MPI_Win_free(&win);
+    if (malloced) free(base);
+    int *sc = calloc((size_t)n, sizeof(int)), *sd = calloc((size_t)n, sizeof(int));
+    int *rc = calloc((size_t)n, sizeof(int)), *rd = calloc((size_t)n, sizeof(int));
+    if (!sc || !sd || !rc || !rd) MPI_Abort(MPI_COMM_WORLD, 4);
+    long long off = 0;
+    for (int i = 0; i < n && n > 1; i++) {
+        if (i == me) continue;
+        int k = i < me ? i : i - 1;  /* i's place among the other n - 1 */
+        sc[i] = (int)(sent / (n - 1) + (k < sent % (n - 1)));
+        sd[i] = (int)off;
+        off += sc[i];
+    }
+    MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, comm);
+    long long roff = 0;
+    for (int i = 0; i < n; i++) {
+        rd[i] = (int)roff;
+        roff += rc[i];
+    }
+    unsigned char *sb = malloc((size_t)off + 1), *rb = malloc((size_t)roff + 1);
+    if (!sb || !rb) MPI_Abort(MPI_COMM_WORLD, 4);
+    memset(sb, 0x5A, (size_t)off + 1);
+    memset(rb, 0, (size_t)roff + 1);
+    MPI_Barrier(comm);
+    t0 = kv_clock_ns();
+    MPI_Alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, comm);
+    mine[2] = (double)(kv_clock_ns() - t0) / 1e3;
+    free(sb); free(rb); free(sc); free(sd); free(rc); free(rd);
+    MPI_Reduce(mine, out, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
+}
+
 int main(int argc, char **argv) {
     kvt_init(&argc, &argv);
     if (argc < 6) {
-        fprintf(stderr, "usage: bench_recovery variant backend pairs repetition out.csv\n");
+        fprintf(stderr, "usage: bench_recovery variant backend pairs repetition out.csv [floor.csv]\n");
         return 2;
     }
     int rank, size;
@@ -99,6 +162,15 @@ int main(int argc, char **argv) {
     long alllost = 0;
     MPI_Reduce(&pushed, &allpushed, 1, MPI_LONG_LONG, MPI_SUM, 0, kv_comm(s));
     MPI_Reduce(&lost, &alllost, 1, MPI_LONG, MPI_SUM, 0, kv_comm(s));
+    /* Records re-replication sent: every key ("p0" .. "p<pairs-1>") fits
+     * the record size of the longest one. */
+    snprintf(key, sizeof key, "p%ld", pairs - 1);
+    long long sent = pushed * (long long)kvr_rec_size((uint32_t)strlen(key), 64), allsent = 0;
+    double fl[3] = {0, 0, 0};
+    if (argc > 6) {
+        MPI_Reduce(&sent, &allsent, 1, MPI_LONG_LONG, MPI_SUM, 0, kv_comm(s));
+        floor_times(s, sent, fl);
+    }
     if (kv_rank(s) == 0) {
         double detect = kt > 0 ? (double)(first - kt) / 1e3 : -1;  /* first survivor to notice */
         FILE *f = fopen(argv[5], "a");
@@ -107,6 +179,18 @@ int main(int argc, char **argv) {
                     argv[2], members, pairs, argv[4], detect, mx[0], mx[1], mx[2], mx[3], mx[4], mx[5],
                     allpushed, alllost);
             fclose(f);
+        }
+        FILE *g = argc > 6 ? fopen(argv[6], "a") : NULL;
+        if (g) {
+            const char *phase[3] = {"windows", "rereplicate", "total"};
+            double rec[3] = {mx[3], mx[4], mx[5]}, flo[3] = {fl[0] + fl[1], fl[2], fl[0] + fl[1] + fl[2]};
+            for (int i = 0; i < 3; i++)
+                fprintf(g, "%s,%s,%d,%ld,%s,%s,%.0f,%.0f,%.3f,%zu,%lld,%.0f,%.0f,%.0f\n", argv[1], argv[2],
+                        members, pairs, argv[4], phase[i], rec[i], flo[i], flo[i] > 0 ? rec[i] / flo[i] : 0,
+                        s->table_bytes, allsent, fl[0], fl[1], fl[2]);
+            fclose(g);
+            printf("floor: allocate %.0f us, memcpy %.0f us, alltoallv of %lld bytes %.0f us; "
+                   "recovery / floor %.2f\n", fl[0], fl[1], allsent, fl[2], mx[5] / (fl[0] + fl[1] + fl[2]));
         }
         printf("%s %s ranks=%d pairs=%ld: detect %.0f us, recovery %.0f us (windows %.0f, "
                "re-replicate %.0f), %lld copies restored, %ld lost in sample\n",

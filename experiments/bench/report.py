@@ -106,8 +106,9 @@ def store_vs_raw():
 
 def hotpath():
     r = rows("hotpath.csv")
-    return table(["step", "ns per call", "rounds"],
-                 [[x["step"], f"{float(x['ns_per_call']):.2f}", x["rounds"]] for x in r]) if r else []
+    return table(["step", "ranks", "replicas", "ns per call", "rounds"],
+                 [[x["step"], x["ranks"], x["replicas"], f"{float(x['ns_per_call']):.2f}", x["rounds"]]
+                  for x in r]) if r else []
 
 
 def recovery(name="recovery.csv"):
@@ -130,6 +131,32 @@ def recovery(name="recovery.csv"):
                  "re-replicate (ms)", "total excl. detect (ms)", "lost in sample"], body)
     return out + [f"{len(r)} runs: {hung_all} hung, {lost_all} pairs of the samples lost. Each time is the "
                   "median of the runs that did not hang, its 95% bootstrap interval in brackets.", ""]
+
+
+FLOOR_PHASES = ("windows", "rereplicate", "total")
+
+
+def recovery_floor():
+    """recovery-floor.csv: each recovery phase beside what it cannot avoid,
+    measured on the same survivors in the same run (bench_recovery.c)."""
+    r = rows("recovery-floor.csv")
+    if not r:
+        return []
+    groups = collections.defaultdict(list)
+    for x in r:
+        groups[(x["variant"], int(x["ranks"]), int(x["pairs"]), x["phase"])].append(x)
+    key = lambda kv: (kv[0][0], kv[0][1], kv[0][2], FLOOR_PHASES.index(kv[0][3]))  # noqa: E731
+    body = []
+    for (v, n, p, ph), g in sorted(groups.items(), key=key):
+        ms = lambda col: ci([x[col] for x in g], scale=1e-3)  # noqa: E731
+        body.append([v, n, p, ph, len(g), ms("recovery_us"), ms("floor_us"),
+                     ci([x["ratio"] for x in g], "{:.2f}")])
+    out = table(["variant", "ranks", "pairs", "phase", "runs", "recovery (ms)", "floor (ms)",
+                 "recovery / floor"], body)
+    return out + ["Floors: windows = allocating a window of the table's size + a memcpy of the table "
+                  "into it; rereplicate = one MPI_Alltoallv of the bytes re-replication sent; total = "
+                  "all three (detection excluded). Medians of the runs, 95% bootstrap intervals in "
+                  "brackets; the ratio is taken per run.", ""]
 
 
 def ycsb():
@@ -457,7 +484,8 @@ def multihost():
     return out
 
 
-TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery, "ycsb": ycsb,
+TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
+          "recovery-floor": recovery_floor, "ycsb": ycsb,
           "soak": soak, "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
           "provenance": provenance}
@@ -465,6 +493,7 @@ TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery
 SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
 PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recovery": "recovery.csv",
+           "recovery-floor": "recovery-floor.csv",
            "ycsb": "ycsb.csv", "soak": "soak.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
            "multihost": "multihost.csv", "taskapp": "taskapp.csv"}

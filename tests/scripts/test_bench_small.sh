@@ -3,10 +3,11 @@
 # own (BENCH_OUT), never into results/bench.
 #
 # Pass rules: BENCH=hotpath, BENCH=ycsb (YCSB C, 2 ranks, 2 repetitions of
-# 1 s) and BENCH=recovery (1,000 pairs, 4 ranks, 2 repetitions) each write
-# their CSV with the header of docs/formats.md and the rows they should
-# (10 ycsb rows with repetitions 1 and 2, 2 recovery rows that did not
-# hang) and a NAME.meta beside it naming the revision (with the dirty flag
+# 1 s), BENCH=recovery and BENCH=recovery-floor (1,000 pairs, 4 ranks, 2
+# repetitions) each write their CSV with the header of docs/formats.md and
+# the rows they should (10 ycsb rows with repetitions 1 and 2, 2 recovery
+# rows that did not hang, 3 phases per floor run with a positive floor)
+# and a NAME.meta beside it naming the revision (with the dirty flag
 # when the tree is edited), the MPI, the date, the host, the load and the
 # command; report.py prints their tables with a median and its interval
 # ("x [lo, hi]") in every cell of two runs and with the run count, and
@@ -23,14 +24,21 @@ bench() { BENCH_OUT=$T "$@" bash "$ROOT/experiments/bench/bench.sh" > "$T/$BENCH
 BENCH=hotpath bench env HOTPATH_ITERS=100000
 BENCH=ycsb bench env YCSB_WORKLOADS=c YCSB_RANKS=2 YCSB_REPS=2 YCSB_SECONDS=1
 BENCH=recovery bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
+BENCH=recovery-floor bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
 
 [ "$(head -1 "$T/ycsb.csv")" = "workload,variant,backend,ranks,repetition,throughput_ops_per_s,p50_us,p99_us" ] ||
   fail "ycsb.csv header: $(head -1 "$T/ycsb.csv")"
 [ "$(grep -c '^c,[a-z-]*,allocate,2,[12],[0-9.]*,' "$T/ycsb.csv")" -eq 10 ] || fail "ycsb.csv rows: $(cat "$T/ycsb.csv")"
 [ "$(grep -c '^recreate-copy,allocate,4,1000,[12],.*,no$' "$T/recovery.csv")" -eq 2 ] ||
   fail "recovery.csv rows: $(cat "$T/recovery.csv")"
+[ "$(head -1 "$T/recovery-floor.csv")" = "variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us" ] ||
+  fail "recovery-floor.csv header: $(head -1 "$T/recovery-floor.csv")"
+for ph in windows rereplicate total; do
+  [ "$(grep -c "^recreate-copy,allocate,4,1000,[12],$ph,[0-9]*,[1-9][0-9]*,[0-9.]*," "$T/recovery-floor.csv")" -eq 2 ] ||
+    fail "recovery-floor.csv rows of $ph: $(cat "$T/recovery-floor.csv")"
+done
 rev=$(git -C "$ROOT" rev-parse --short HEAD)
-for f in hotpath ycsb recovery; do
+for f in hotpath ycsb recovery recovery-floor; do
   m=$T/$f.meta
   grep -q "^revision: $rev\(-dirty\)\?$" "$m" && grep -q '^mpi: Open MPI' "$m" && grep -q '^date: 20' "$m" &&
     grep -q '^host: [0-9]* cores' "$m" && grep -q '^load: ' "$m" && grep -q "^command: BENCH=$f .*make bench$" "$m" ||
@@ -40,9 +48,12 @@ out=$($R print ycsb recovery hotpath --dir "$T") || fail "report.py print: $out"
 grep -q '^| C | 2 | [0-9.]*k \[[0-9.]*k, [0-9.]*k\] |.* | 2 |$' <<<"$out" || fail "the ycsb table has no interval or count: $out"
 grep -q '^| recreate-copy | 4 | 1000 | 2 | 0 | [0-9.]* \[[0-9.]*, [0-9.]*\] |' <<<"$out" ||
   fail "the recovery table has no interval: $out"
+out=$($R print recovery-floor --dir "$T") || fail "report.py print recovery-floor: $out"
+grep -q '^| recreate-copy | 4 | 1000 | total | 2 | [0-9.]* \[[0-9.]*, [0-9.]*\] | [0-9.]* \[' <<<"$out" ||
+  fail "the recovery-floor table has no interval: $out"
 prov=$($R print provenance --dir "$T")
-for f in hotpath ycsb recovery; do
+for f in hotpath ycsb recovery recovery-floor; do
   grep -q "^| \`$f.csv\` | [0-9]* | $rev" <<<"$prov" || fail "provenance lacks $f.csv: $prov"
 done
 [ "$(cd "$ROOT" && git status --porcelain results/bench)" = "$before" ] || fail "results/bench was written to"
-echo "PASS: hotpath, ycsb and recovery at a tiny size, with provenance and intervals"
+echo "PASS: hotpath, ycsb, recovery and recovery-floor at a tiny size, with provenance and intervals"
