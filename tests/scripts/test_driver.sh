@@ -14,7 +14,9 @@
 #     the ranks publish; the run notices it, recovers and finishes, and the
 #     kill log names rank 2 and its pid;
 #  4. a rank stopped with SIGSTOP is not noticed by ULFM: the run ends at
-#     its deadline and is reported HUNG, not passed.
+#     its deadline and is reported HUNG, not passed;
+#  5. kvrun stopped from outside (SIGTERM) takes its run along: exit 143,
+#     and no process of the run is left.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUN=$ROOT/scripts/kvrun DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver INJ=${KV_BUILD:-$ROOT/build}/bin/kv_inject
@@ -77,4 +79,15 @@ out=$("$RUN" -n 4 --timeout 12 -- "$DRV" workload.workload=a workload.operations
     $COMMON "driver.failures=signal=STOP; target=ranks:1; when=time:1" driver.out="$T/stop" 2>&1 | tr -d '\000'); rc=$?  # pipefail: kvrun's status
 [ "$rc" -eq 3 ] && grep -q HUNG <<<"$out" || fail "SIGSTOP run: exit $rc, $(tail -1 <<<"$out")"
 echo "ok: SIGSTOP ends in a reported hang"
+
+# shellcheck disable=SC2086
+KVRUN_TAG=kvrun-term-$$ "$RUN" -n 4 --timeout 60 -- "$DRV" workload.workload=a workload.operations=0 \
+    workload.duration_s=30 $COMMON driver.out="$T/term" > "$T/term.log" 2>&1 &
+run=$!
+sleep 3  # the ranks run
+kill -TERM "$run"; wait "$run"; rc=$?
+sleep 0.5
+left=$(grep -l "KVRUN_TAG=kvrun-term-$$" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | tr '\n' ' ')
+[ "$rc" -eq 143 ] && [ -z "${left// /}" ] || fail "kvrun after SIGTERM: exit $rc, left: $left"
+echo "ok: kvrun stopped by SIGTERM leaves no process of its run"
 echo "PASS: driver"
