@@ -52,13 +52,18 @@ def kills(d):
 
 
 def lost(d):
-    """Reads of loaded records that found nothing or a wrong value."""
-    try:
-        with open(os.path.join(d, "summary.txt")) as f:
-            m = re.search(r"verify errors (\d+), not found (\d+)", f.read())
-    except OSError:
-        return "NA"
-    return str(int(m.group(1)) + int(m.group(2))) if m else "NA"
+    """Reads of loaded records that found nothing or a wrong value, summed
+    over the survivors: the driver's "# run ..." line (verify errors, not
+    found), in the run's output (kvrun.log) or an older summary.txt."""
+    for name in ("kvrun.log", "summary.txt"):
+        try:
+            with open(os.path.join(d, name), errors="replace") as f:
+                m = re.search(r"verify errors (\d+), not found (\d+)", f.read().replace("\0", ""))
+        except OSError:
+            continue
+        if m:
+            return str(int(m.group(1)) + int(m.group(2)))
+    return "NA"
 
 
 def recovery(d):
