@@ -15,7 +15,7 @@ declare -A SERIES=(
   [0004-osc-rdma-ft]="ompi/mca/osc/rdma/osc_rdma.h ompi/mca/osc/rdma/osc_rdma_accumulate.c ompi/mca/osc/rdma/osc_rdma_btl_comm.h ompi/mca/osc/rdma/osc_rdma_comm.c ompi/mca/osc/rdma/osc_rdma_component.c ompi/mca/osc/rdma/osc_rdma_lock.h ompi/mca/osc/rdma/osc_rdma_module.c ompi/mca/osc/rdma/osc_rdma_passive_target.c"
   [0005-prrte-lost-daemon]="3rd-party/prrte/src/mca/errmgr/dvm/errmgr_dvm.c"
   [0006-ftmpi-failure-notices]="ompi/communicator/ft/comm_ft.c ompi/errhandler/errhandler.c"
-  [0007-btl-tcp-no-sigpipe]="opal/mca/btl/tcp/btl_tcp.c opal/mca/btl/tcp/btl_tcp_frag.c"
+  [0007-btl-tcp-no-sigpipe]="opal/mca/btl/tcp/btl_tcp.c opal/mca/btl/tcp/btl_tcp_endpoint.c opal/mca/btl/tcp/btl_tcp_frag.c"
   [0008-prrte-fence-without-dead-nodes]="3rd-party/prrte/src/mca/grpcomm/base/grpcomm_base_stubs.c"
   [0009-comm-cid-after-failure]="ompi/communicator/comm_cid.c"
 )
