@@ -47,8 +47,6 @@ int kv_config_check(const kv_config *c, char *msg, size_t len) {
     if (c->backend != KV_BACKEND_ALLOCATE && c->backend != KV_BACKEND_CREATE)
         BAD("backend must be allocate or create");
     if (c->variant < 0 || c->variant >= KV_VARIANT_COUNT_) BAD("unknown variant %d", (int)c->variant);
-    if (c->variant == KV_VARIANT_NONE && c->replicas != 1)
-        BAD("variant none runs without replicas: replicas must be 1, not %d", c->replicas);
     if (c->variant == KV_VARIANT_CHECKPOINT && c->replicas != 1)
         BAD("variant checkpoint-restart keeps no replicas: replicas must be 1, not %d", c->replicas);
     if (c->variant == KV_VARIANT_CHECKPOINT && !c->checkpoint_dir[0])

@@ -73,7 +73,9 @@ typedef enum kv_backend {
  * KV_VARIANTS(X) lists each once, X(ENUM, "name"), in the order of their
  * numbers: the enum, kv_variant_name and kv_config_set's names come from it
  * (append new ones at the end: the numbers are part of the ABI).
- *   none               r = 1, no detection: failure-free baseline
+ *   none               no detection, no recovery: the failure-free baseline
+ *                      (r = 1 alone, or r copies: what fault tolerance costs
+ *                      beyond keeping them)
  *   recreate-copy      new windows, local data copied in, old abandoned
  *   recreate-inplace   new windows over the same memory, old abandoned
  *   recreate-free      old windows freed first (may hang; bounded)
@@ -105,7 +107,7 @@ typedef enum kv_variant {
  * file or the environment: the names are the field names).
  */
 typedef struct kv_config {
-    int replicas;             /* r, copies of every pair (default 2; 1 for variant none) */
+    int replicas;             /* r, copies of every pair (default 2) */
     size_t slots_per_rank;    /* table slots each rank exposes (default 65536) */
     size_t max_key;           /* longest key in bytes (default 64, at most 4096) */
     size_t max_value;         /* largest value in bytes (default 1024, at most 1 MiB) */

@@ -59,13 +59,14 @@ REC_PAIRS=${PAIRS:-10000 100000 1000000}
 REC_RANKS=${RANKS:-4 8 16}
 REC_VARIANTS=${VARIANTS:-recreate-copy recreate-inplace recreate-free spare}
 
-# ycsb_point WORKLOAD VARIANT RANKS: one failure-free driver run (closed
-# loop, YCSB_SECONDS, 20,000 records, 64-byte values; r = 1 for none, one
-# extra spare rank for spare); prints "throughput,read p50,read p99", NA
-# for what the run did not write.
+# YCSB_HEADER: the columns of ycsb.csv and proposed-overhead.csv.
+YCSB_HEADER=workload,variant,backend,ranks,replicas,repetition,throughput_ops_per_s,p50_us,p99_us
+# ycsb_point WORKLOAD VARIANT RANKS R: one failure-free driver run (closed
+# loop, YCSB_SECONDS, 20,000 records, 64-byte values, R copies of each;
+# one extra spare rank for spare); prints "throughput,read p50,read p99",
+# NA for what the run did not write.
 ycsb_point() {
-  local w=$1 v=$2 n=$3 r=2 sp=0 d tput p50 p99
-  [ "$v" = none ] && r=1
+  local w=$1 v=$2 n=$3 r=$4 sp=0 d tput p50 p99
   [ "$v" = spare ] && sp=1
   d=$(mktemp -d)
   "$ROOT/scripts/kvrun" -n $((n + sp)) --timeout 120 -- "$BIN/kv_driver" workload.workload=$w \
@@ -116,17 +117,19 @@ if want hotpath; then
 fi
 
 if want ycsb; then
-  # Failure-free YCSB A, B, C per variant and ranks, closed loop; the
-  # overhead of fault tolerance is the throughput against variant none.
+  # Failure-free YCSB A, B, C per variant and ranks, closed loop.  Variant
+  # none runs with one copy and with two: against none with two copies the
+  # variants' throughput is the cost of fault tolerance (detection, the
+  # journal's checks), and none's two against its one is the second copy's.
   # Repetitions outer, variants inner: noise falls on every variant alike.
   f=$OUT/ycsb.csv
-  echo "workload,variant,backend,ranks,repetition,throughput_ops_per_s,p50_us,p99_us" > "$f"
+  echo "$YCSB_HEADER" > "$f"
   stamp "$f" "BENCH=ycsb YCSB_REPS=${YCSB_REPS:-5} YCSB_WORKLOADS='${YCSB_WORKLOADS:-a b c}' YCSB_RANKS='${YCSB_RANKS:-2 4 8}' YCSB_SECONDS=${YCSB_SECONDS:-3} make bench"
   for rep in $(seq 1 "${YCSB_REPS:-5}"); do
     for w in ${YCSB_WORKLOADS:-a b c}; do
       for n in ${YCSB_RANKS:-2 4 8}; do
-        for v in none recreate-copy recreate-inplace recreate-free spare; do
-          echo "$w,$v,allocate,$n,$rep,$(ycsb_point "$w" "$v" "$n")" | tee -a "$f"
+        for vr in none:1 none:2 recreate-copy:2 recreate-inplace:2 recreate-free:2 spare:2; do
+          echo "$w,${vr%:*},allocate,$n,${vr#*:},$rep,$(ycsb_point "$w" "${vr%:*}" "$n" "${vr#*:}")" | tee -a "$f"
         done
       done
     done
@@ -191,14 +194,14 @@ if want proposed; then  # variant proposed against the workarounds
   # all three alike.
   f=$OUT/proposed-overhead.csv  # OVERHEAD_REPS=0 keeps the file as it is
   if [ "${OVERHEAD_REPS:-5}" -gt 0 ]; then
-    echo "workload,variant,backend,ranks,repetition,throughput_ops_per_s,p50_us,p99_us" > "$f"
+    echo "$YCSB_HEADER" > "$f"
     stamp "$f" "BENCH=proposed OVERHEAD_REPS=${OVERHEAD_REPS:-5} OVERHEAD_RANKS='${OVERHEAD_RANKS:-2 4}' make bench"
   fi
   for rep in $(seq 1 "${OVERHEAD_REPS:-5}"); do
     for w in b c; do
       for n in ${OVERHEAD_RANKS:-2 4}; do
-        for v in none recreate-copy proposed; do
-          echo "$w,$v,allocate,$n,$rep,$(ycsb_point "$w" "$v" "$n")" | tee -a "$f"
+        for vr in none:2 recreate-copy:2 proposed:2; do
+          echo "$w,${vr%:*},allocate,$n,${vr#*:},$rep,$(ycsb_point "$w" "${vr%:*}" "$n" "${vr#*:}")" | tee -a "$f"
         done
       done
     done

@@ -163,17 +163,35 @@ def ycsb():
     r = rows("ycsb.csv")
     if not r:
         return []
+    # t[(workload, ranks)][column][repetition] = throughput; the columns are
+    # the variants, and none once per number of copies (older files have
+    # no replicas column: their none kept one copy, the variants two).
     t = {}
-    for x in r:  # older files have one run per cell and no repetition column
-        t.setdefault((x["workload"], int(x["ranks"])), {}).setdefault(x["variant"], []).append(
-            x["throughput_ops_per_s"])
-    out = table(["workload", "ranks", "none", *VARIANTS, "runs per cell"],
-                [[w.upper(), n] + [kilo(c.get(v, [])) for v in ("none", *VARIANTS)]
-                 + [min(len(nums(c.get(v, []))) for v in ("none", *VARIANTS))] for (w, n), c in sorted(t.items())])
-    out += ["Failure-free overhead on YCSB B (median throughput of `none` / variant's - 1):", ""]
+    for x in r:
+        col = x["variant"]
+        if col == "none":
+            col = f"none r={x.get('replicas') or 1}"
+        t.setdefault((x["workload"], int(x["ranks"])), {}).setdefault(col, {})[
+            x.get("repetition") or str(len(t.get((x["workload"], int(x["ranks"])), {}).get(col, {})))] = \
+            x["throughput_ops_per_s"]
+    cols = [c for c in ("none r=1", "none r=2", *VARIANTS) if any(c in v for v in t.values())]
+    out = table(["workload", "ranks", *cols, "runs per cell"],
+                [[w.upper(), n] + [kilo(list(c.get(v, {}).values())) for v in cols]
+                 + [min(len(nums(c.get(v, {}).values())) for v in cols)] for (w, n), c in sorted(t.items())])
+
+    def cost(c, base, v):  # the median of base / v - 1 over the repetitions both have, with its CI
+        ratios = [float(c[base][k]) / float(c[v][k]) - 1 for k in c.get(base, {})
+                  if k in c.get(v, {}) and nums([c[base][k], c[v][k]]) and float(c[v][k]) > 0]
+        return stats.text(stats.summary(ratios), "{:+.0f}%", 100)
+    base = "none r=2" if "none r=2" in cols else "none r=1"
+    out += [f"Failure-free cost on YCSB B, paired by repetition (the median of `{base}`'s throughput / "
+            "the variant's - 1, 95% bootstrap interval)"
+            + (", and the second copy's own cost (`none r=1` / `none r=2` - 1):" if base == "none r=2" else ":"), ""]
     for (w, n), c in sorted(t.items()):
-        if w == "b" and nums(c.get("none", [])):
-            parts = [f"{v} {(med(c['none']) / med(c[v]) - 1) * 100:+.0f}%" for v in VARIANTS if nums(c.get(v, []))]
+        if w == "b" and base in c:
+            parts = [f"{v} {cost(c, base, v)}" for v in VARIANTS if v in c]
+            if base == "none r=2" and "none r=1" in c:
+                parts.append(f"second copy {cost(c, 'none r=1', 'none r=2')}")
             out.append(f"- {n} ranks: " + ", ".join(parts))
     return out + [""]
 
@@ -306,7 +324,8 @@ def proposed():
                          f"{kilo(g('recreate-copy'))} ({(copy / none - 1) * 100:+.1f}%)",
                          f"{kilo(g('proposed'))} ({(prop / none - 1) * 100:+.1f}%)", f"{prop / copy:.3f}",
                          len(g("proposed"))])
-        out += table(["workload", "ranks", "none (ops/s)", "recreate-copy", "proposed",
+        copies = "/".join(sorted({x.get("replicas") or "1" for x in ov if x["variant"] == "none"}))
+        out += table(["workload", "ranks", f"none, r = {copies} (ops/s)", "recreate-copy", "proposed",
                       "proposed / recreate-copy (medians)", "runs each"], body)
     return out
 

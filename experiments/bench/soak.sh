@@ -17,7 +17,8 @@
 #     single, rank0 and double, whose kills one recovery handles);
 #   osc/rdma (backend create): variant proposed in every scenario;
 # RUNS (31) runs per cell, each TIMEOUT (40) s at most, SECONDS_ (1.5) s of
-# workload.  It writes results/bench/soak.csv, one row per run:
+# workload, JOBS (1) runs at a time (each run has its own processes, shared
+# memory and ports; the rows come in the order the runs end).  It writes results/bench/soak.csv, one row per run:
 #   variant,backend,scenario,r,ranks,seed,victims,gap_ms,outcome,ops,orphans,seconds
 # (victims: the ranks killed from outside, ';'-separated, and RANK@POINT
 # for a rank killed inside recovery; gap_ms: the time between the two
@@ -37,11 +38,12 @@ BENCH=${BENCH_OUT:-$ROOT/results/bench}  # BENCH_OUT: elsewhere (a trial at a sm
 RUNS=${RUNS:-31}
 TIMEOUT=${TIMEOUT:-40}
 SECONDS_=${SECONDS_:-1.5}
+JOBS=${JOBS:-1}
 VARIANTS=${VARIANTS:-recreate-copy recreate-inplace recreate-free spare proposed}
 SCENARIOS=${SCENARIOS:-single rank0 double staggered seq rerep}
 # A finalize that hangs after a verdict is cut after 2 s (kvrun's grace).
 export KVRUN_GRACE=${KVRUN_GRACE:-2}
-CMD="RUNS=$RUNS TIMEOUT=$TIMEOUT SECONDS_=$SECONDS_ VARIANTS='$VARIANTS' SCENARIOS='$SCENARIOS' make soak"
+CMD="JOBS=$JOBS RUNS=$RUNS TIMEOUT=$TIMEOUT SECONDS_=$SECONDS_ VARIANTS='$VARIANTS' SCENARIOS='$SCENARIOS' make soak"
 
 cells() {  # "variant backend scenario" lines, osc/sm first, then osc/rdma
   local v sc
@@ -54,8 +56,31 @@ cells() {  # "variant backend scenario" lines, osc/sm first, then osc/rdma
   case " $VARIANTS " in *" proposed "*) for sc in $SCENARIOS; do echo "proposed create $sc"; done ;; esac
 }
 
+one_run() {  # variant backend scenario seed out: one run, one row appended to out
+  local v=$1 b=$2 sc=$3 seed=$4 out=$5 r sp dir t0 ms line res
+  r=2; case $sc in double|staggered|rerep) r=3 ;; esac
+  sp=0; [ "$v" = spare ] && sp=1
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/soak.XXXXXX")
+  t0=$(date +%s%N)
+  line=$(bash "$ROOT/tests/history/run.sh" --backend "$b" --variant "$v" --r "$r" --spares "$sp" \
+         --scenario "$sc" --seconds "$SECONDS_" --seed "$seed" --timeout "$TIMEOUT" --out "$dir/run")
+  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  res=$(sed -n 's/.*outcome=\([a-z]*\).*/\1/p' <<<"$line")
+  get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
+  # One printf of one short line: appends of concurrent runs do not interleave.
+  printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d.%03d\n' "$v" "$b" "$sc" "$r" "$(get ranks)" "$seed" \
+    "$(get victims)" "$(get gap_ms)" "${res:-error}" "$(get ops)" "$(get orphans)" $((ms / 1000)) $((ms % 1000)) >> "$out"
+  if [ "$res" != pass ] || [ "$(get orphans)" != 0 ]; then  # keep the evidence
+    mkdir -p "$BENCH/soak-logs"
+    rm -rf "$BENCH/soak-logs/$v-$b-$sc-seed$seed"
+    mv "$dir/run" "$BENCH/soak-logs/$v-$b-$sc-seed$seed"
+    echo "soak: $v $b $sc seed $seed: $line"
+  fi
+  rm -rf "$dir"
+}
+
 history_soak() {
-  local out=${OUT:-$BENCH/soak.csv} v b sc r sp seed t0 ms line res dir
+  local out=${OUT:-$BENCH/soak.csv} v b sc seed cell
   local header=variant,backend,scenario,r,ranks,seed,victims,gap_ms,outcome,ops,orphans,seconds
   mkdir -p "$(dirname "$out")"
   if [ -s "$out" ] && [ "$(head -1 "$out")" = "$header" ]; then
@@ -69,26 +94,11 @@ history_soak() {
     for cell in "${CELLS[@]}"; do
       read -r v b sc <<<"$cell"
       grep -q "^$v,$b,$sc,[0-9]*,[0-9]*,$seed," "$out" && continue  # done before: resume
-      r=2; case $sc in double|staggered|rerep) r=3 ;; esac
-      sp=0; [ "$v" = spare ] && sp=1
-      dir=$(mktemp -d "${TMPDIR:-/tmp}/soak.XXXXXX")
-      t0=$(date +%s%N)
-      line=$(bash "$ROOT/tests/history/run.sh" --backend "$b" --variant "$v" --r "$r" --spares "$sp" \
-             --scenario "$sc" --seconds "$SECONDS_" --seed "$seed" --timeout "$TIMEOUT" --out "$dir/run")
-      ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-      res=$(sed -n 's/.*outcome=\([a-z]*\).*/\1/p' <<<"$line")
-      get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
-      printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d.%03d\n' "$v" "$b" "$sc" "$r" "$(get ranks)" "$seed" \
-        "$(get victims)" "$(get gap_ms)" "${res:-error}" "$(get ops)" "$(get orphans)" $((ms / 1000)) $((ms % 1000)) >> "$out"
-      if [ "$res" != pass ] || [ "$(get orphans)" != 0 ]; then  # keep the evidence
-        mkdir -p "$BENCH/soak-logs"
-        rm -rf "$BENCH/soak-logs/$v-$b-$sc-seed$seed"
-        mv "$dir/run" "$BENCH/soak-logs/$v-$b-$sc-seed$seed"
-        echo "soak: $v $b $sc seed $seed: $line"
-      fi
-      rm -rf "$dir"
+      while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+      one_run "$v" "$b" "$sc" "$seed" "$out" &
     done
   done
+  wait
   python3 "$ROOT/experiments/bench/report.py" print soak --file "$out"
   echo "wrote $out"
 }

@@ -4,7 +4,7 @@
 #
 #   tests/history/run.sh [--backend allocate|create] [--variant V] [--r R]
 #       [--spares S] [--np N] [--scenario NAME] [--seconds T] [--keys K]
-#       [--seed N] [--timeout S] --out DIR
+#       [--seed N] [--timeout S] [--signal NAME] --out DIR
 #
 # Scenarios (victims drawn from every rank, rank 0 included, by the seed):
 #   none       no kill
@@ -19,30 +19,35 @@
 #              inside the recovery from it, at a re-replication point drawn
 #              from the seed (windows, made, rereplicate, exchange or
 #              insert: see KVR_POINT in kvstore/kv_internal.h)
+# --signal (KILL) is the killer's signal; another one (SEGV) makes the
+# victims crash as a buggy rank would, which the verdict must call crashed.
 # The kill instant is uniform over the middle of the run.  Afterwards
 # check.py judges the logs.  Prints one line "outcome=... victims=..." and
 # writes DIR/result.txt with the same key=value pairs.  Outcomes: pass,
 # lost (acknowledged data missing from the final reads), nonlinearizable,
-# divergent (kv_audit), failed (a FAIL verdict or no verdict), crashed,
+# divergent (kv_audit), failed (a FAIL verdict or no verdict), crashed (a
+# rank died of a signal it did not get from the killer: a survivor's crash,
+# which ULFM lets the job outlive, is named so, not by what it broke),
 # hung, aborted (the launcher ended the job: a lost daemon); orphans=N counts processes of the run left after it (must be 0).
 # Exit 0 for pass, 1 otherwise.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${KV_BUILD:-$ROOT/build}
 BACKEND=allocate VARIANT=recreate-copy R=2 SPARES=0 NP= SCENARIO=single SECONDS_=2 KEYS=16
-SEED=1 TIMEOUT=40 OUT=
+SEED=1 TIMEOUT=40 OUT= SIG=KILL
 die() { echo "run.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --backend) BACKEND=$2 ;; --variant) VARIANT=$2 ;; --r) R=$2 ;; --spares) SPARES=$2 ;;
     --np) NP=$2 ;; --scenario) SCENARIO=$2 ;; --seconds) SECONDS_=$2 ;; --keys) KEYS=$2 ;;
-    --seed) SEED=$2 ;; --timeout) TIMEOUT=$2 ;; --out) OUT=$2 ;;
+    --seed) SEED=$2 ;; --timeout) TIMEOUT=$2 ;; --out) OUT=$2 ;; --signal) SIG=$2 ;;
     *) die "unknown argument '$1' (see the top of $0)" ;;
   esac
   shift 2 || die "$1 needs a value"
 done
 [ -n "$OUT" ] || die "--out DIR is required"
 [ -x "$B/tests/history/client" ] || die "no $B/tests/history/client: run make first"
+kill -l "$SIG" > /dev/null 2>&1 || die "unknown signal '$SIG'"
 case $SCENARIO in none|single|rank0|double|staggered|seq|rerep) ;; *) die "unknown scenario '$SCENARIO'" ;; esac
 NP=${NP:-$((R + 2 + SPARES))}
 rm -rf "$OUT" && mkdir -p "$OUT" || die "cannot make $OUT"
@@ -82,14 +87,14 @@ killer() {
   local pids=() v t
   for v in $VICTIMS; do pids+=("$(cat "$OUT/pid.$v")"); done
   if [ "$SCENARIO" = double ]; then  # one kill(1): both die within microseconds
-    kill -KILL "${pids[@]}" 2>/dev/null
+    kill -"$SIG" "${pids[@]}" 2>/dev/null
     t=$(date +%s.%N)
     for v in $VICTIMS; do echo "$v $t" >> "$OUT/kills"; done
     return
   fi
   set -- "${pids[@]}"
   for v in $VICTIMS; do
-    kill -KILL "$1" 2>/dev/null
+    kill -"$SIG" "$1" 2>/dev/null
     echo "$v $(date +%s.%N)" >> "$OUT/kills"
     shift
     case $SCENARIO in
@@ -118,7 +123,8 @@ case $krc in
   4) outcome=aborted ;;
   3) outcome=hung ;;
   2) outcome=crashed ;;
-  *) if [ "$crc" -ne 0 ] && grep -q 'NOT linearizable' "$OUT/check.log"; then
+  *) if grep -rqs 'Process received signal' "$OUT/kvrun.log" "$OUT/ranks"; then outcome=crashed
+     elif [ "$crc" -ne 0 ] && grep -q 'NOT linearizable' "$OUT/check.log"; then
        if grep -q '^lost' "$OUT/check.log"; then outcome=lost; else outcome=nonlinearizable; fi
      elif [ -n "$(field divergent)" ] && [ "$(field divergent)" != 0 ]; then outcome=divergent
      elif [ "$krc" -ne 0 ]; then outcome=failed

@@ -5,7 +5,8 @@
 # Pass rules: BENCH=hotpath, BENCH=ycsb (YCSB C, 2 ranks, 2 repetitions of
 # 1 s), BENCH=recovery and BENCH=recovery-floor (1,000 pairs, 4 ranks, 2
 # repetitions) each write their CSV with the header of docs/formats.md and
-# the rows they should (10 ycsb rows with repetitions 1 and 2, 2 recovery
+# the rows they should (12 ycsb rows with repetitions 1 and 2, none with
+# one copy and with two, the variants with two; 2 recovery
 # rows that did not hang, 3 phases per floor run with a positive floor)
 # and a NAME.meta beside it naming the revision (with the dirty flag
 # when the tree is edited), the MPI, the date, the host, the load and the
@@ -26,9 +27,10 @@ BENCH=ycsb bench env YCSB_WORKLOADS=c YCSB_RANKS=2 YCSB_REPS=2 YCSB_SECONDS=1
 BENCH=recovery bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
 BENCH=recovery-floor bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
 
-[ "$(head -1 "$T/ycsb.csv")" = "workload,variant,backend,ranks,repetition,throughput_ops_per_s,p50_us,p99_us" ] ||
+[ "$(head -1 "$T/ycsb.csv")" = "workload,variant,backend,ranks,replicas,repetition,throughput_ops_per_s,p50_us,p99_us" ] ||
   fail "ycsb.csv header: $(head -1 "$T/ycsb.csv")"
-[ "$(grep -c '^c,[a-z-]*,allocate,2,[12],[0-9.]*,' "$T/ycsb.csv")" -eq 10 ] || fail "ycsb.csv rows: $(cat "$T/ycsb.csv")"
+[ "$(grep -c '^c,[a-z-]*,allocate,2,2,[12],[0-9.]*,' "$T/ycsb.csv")" -eq 10 ] &&
+  [ "$(grep -c '^c,none,allocate,2,1,[12],[0-9.]*,' "$T/ycsb.csv")" -eq 2 ] || fail "ycsb.csv rows: $(cat "$T/ycsb.csv")"
 [ "$(grep -c '^recreate-copy,allocate,4,1000,[12],.*,no$' "$T/recovery.csv")" -eq 2 ] ||
   fail "recovery.csv rows: $(cat "$T/recovery.csv")"
 [ "$(head -1 "$T/recovery-floor.csv")" = "variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us" ] ||

@@ -44,7 +44,6 @@ static void test_bad_fields(void **st) {
     BAD(c.max_value = (1u << 20) + 1, "max_value");
     BAD(c.backend = 7, "backend");
     BAD(c.variant = 42, "variant");
-    BAD(c.variant = KV_VARIANT_NONE, "replicas must be 1");
     BAD(c.spares = -1, "spares");
     BAD(c.spares = 2, "variant spare");
     BAD(c.poll_interval = 0, "poll_interval");
@@ -88,6 +87,21 @@ static void test_set(void **st) {
     assert_int_equal(kv_config_set(&c, "checkpoint_dir", longdir, msg, sizeof msg), KV_ERR_CONFIG);
     assert_non_null(strstr(msg, "checkpoint_dir"));
     assert_int_equal(c.replicas, 3);  /* failed sets change nothing */
+}
+
+/* Variant none keeps as many copies as asked (the baseline of what fault
+ * tolerance costs beyond the copies), without a watchdog. */
+static void test_none_with_copies(void **st) {
+    (void)st;
+    kv_config c;
+    kv_config_default(&c);
+    c.variant = KV_VARIANT_NONE;
+    char msg[256];
+    for (c.replicas = 1; c.replicas <= 3; c.replicas++)
+        assert_int_equal(kv_config_check(&c, msg, sizeof msg), KV_OK);
+    c.replicas = 0;
+    assert_int_equal(kv_config_check(&c, msg, sizeof msg), KV_ERR_CONFIG);
+    assert_non_null(strstr(msg, "replicas"));
 }
 
 static void test_checkpoint_config(void **st) {
@@ -138,6 +152,8 @@ static void test_strerror(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults), cmocka_unit_test(test_bad_fields),
-        cmocka_unit_test(test_set), cmocka_unit_test(test_checkpoint_config), cmocka_unit_test(test_env), cmocka_unit_test(test_strerror)};
+        cmocka_unit_test(test_set), cmocka_unit_test(test_none_with_copies),
+        cmocka_unit_test(test_checkpoint_config), cmocka_unit_test(test_env),
+        cmocka_unit_test(test_strerror)};
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
