@@ -5,7 +5,7 @@
  * revision compiled into it (KV_GIT_REVISION) may not be the source's.
  * At the start, world rank 0 runs scripts/provenance of the checkout the
  * binary was built in (KV_SOURCE_DIR) and keeps its revision line (with
- * "-dirty" when tracked files differ from it) and the Open MPI patches,
+ * "-dirty" when tracked files outside results/ differ from it) and the Open MPI patches,
  * then broadcasts both, so whichever rank writes meta.json has them.  A
  * build revision that differs from the source's is said on stderr.
  */
