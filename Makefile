@@ -76,7 +76,7 @@ $(BUILD)/experiments/driver/%.o: INC := $(I_DRV) -I$(BUILD)/gen
 $(BUILD)/experiments/taskapp/%.o: INC := $(I_DRV)
 $(BUILD)/experiments/bench/%.o: INC := $(I_KV) -Iexperiments/driver -Itests/mpi
 $(BUILD)/tests/unit/%.o:       INC := $(I_DRV)
-$(BUILD)/tests/mpi/%.o:        INC := $(I_KV) -Itests/mpi
+$(BUILD)/tests/mpi/%.o:        INC := $(I_INJ) -Itests/mpi
 $(BUILD)/tests/history/%.o:    INC := $(I_KV) -Itests/mpi
 $(BUILD)/tests/dialect/%.o:    INC := -Iexperiments/driver
 $(BUILD)/tests/fuzz/%.o:       INC := $(I_DRV) -Itests/fuzz
@@ -123,7 +123,8 @@ $(BUILD)/bin/kv_driver: LDLIBS := -lpapi -lhiredis -lcrypto
 $(BENCH_BIN): $(BUILD)/bin/%: $(BUILD)/experiments/bench/%.o $(LIB_A)
 $(UNIT_BIN) $(DIAL_BIN): $(BUILD)/%: $(BUILD)/%.o $(DRV_A) $(INJ_A) $(LIB_A)
 $(UNIT_BIN): LDLIBS := -lcmocka -lcrypto
-$(MPIT_BIN) $(HIST_BIN) $(SEED_BIN): $(BUILD)/%: $(BUILD)/%.o $(LIB_A)
+$(MPIT_BIN): $(BUILD)/%: $(BUILD)/%.o $(INJ_A) $(LIB_A)
+$(HIST_BIN) $(SEED_BIN): $(BUILD)/%: $(BUILD)/%.o $(LIB_A)
 $(PROGRAMS) $(UNIT_BIN) $(MPIT_BIN) $(HIST_BIN) $(DIAL_BIN) $(SEED_BIN):
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CC_OPT) $(filter %.o,$^) -o $@ $(filter %.a,$^) $(LDLIBS) $(LDLIBS_KV)

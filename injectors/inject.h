@@ -151,6 +151,11 @@ const char *kvi_role_name(int role);
  * or -1 (errno) when the host name cannot be read. */
 int kvi_self_info(int rank, kvi_rank_info *out);
 
+/* kvi_parent_of: the parent of process pid (0 if unknown), and that
+ * parent's command name into comm (len bytes; "" if unknown), from
+ * Linux /proc. */
+int kvi_parent_of(int pid, char *comm, size_t len);
+
 /* ---- spec ---------------------------------------------------------------- */
 
 /* kvi_spec_parse: parse a schedule spec, e.g.

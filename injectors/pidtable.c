@@ -30,8 +30,7 @@
 
 #define POLL_NS 20000000L   /* 20 ms between looks at the directory */
 
-/* The parent of pid (0 if unknown) and its command name into comm. */
-static int parent_of(int pid, char *comm, size_t len) {
+int kvi_parent_of(int pid, char *comm, size_t len) {
     char path[64], line[256];
     int ppid = 0;
     snprintf(path, sizeof path, "/proc/%d/status", pid);
@@ -61,10 +60,10 @@ int kvi_self_info(int rank, kvi_rank_info *out) {
     out->rank = rank;
     out->pid = (int)getpid();
     if (kvi_hostname(out->host, sizeof out->host) != 0) return -1;
-    int d = parent_of(out->pid, comm, sizeof comm);
+    int d = kvi_parent_of(out->pid, comm, sizeof comm);
     if (d <= 1 || !is_daemon(comm)) return 0;   /* not started by Open MPI */
     out->daemon = d;
-    int dp = parent_of(d, comm, sizeof comm);
+    int dp = kvi_parent_of(d, comm, sizeof comm);
     if (dp > 1 && strcmp(comm, "prted") == 0) out->daemon_parent = dp;
     return 0;
 }

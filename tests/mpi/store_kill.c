@@ -64,6 +64,7 @@
  */
 #include <stdint.h>
 
+#include "inject.h"
 #include "kvstore.h"
 #include "kv_internal.h"
 #include "kvtest.h"
@@ -81,19 +82,11 @@ static pid_t node_pids[64];
 static void die(void) {
     if (node_killer) {
         for (int i = 0; i < node_npids; i++) kill(node_pids[i], SIGKILL);
-        pid_t d = getppid(), dp = 0;
-        char path[64], comm[32] = "", pcomm[32] = "";
-        snprintf(path, sizeof path, "/proc/%d/comm", (int)d);
-        FILE *f = fopen(path, "r");
-        if (f) { if (!fgets(comm, sizeof comm, f)) comm[0] = 0; fclose(f); }
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)d);
-        f = fopen(path, "r");
-        if (f) { if (fscanf(f, "%*d %*s %*c %d", &dp) != 1) dp = 0; fclose(f); }
-        snprintf(path, sizeof path, "/proc/%d/comm", (int)dp);
-        f = dp > 1 ? fopen(path, "r") : NULL;
-        if (f) { if (!fgets(pcomm, sizeof pcomm, f)) pcomm[0] = 0; fclose(f); }
-        if (!strcmp(comm, "prted\n")) {
-            if (!strcmp(pcomm, "prted\n")) kill(dp, SIGKILL);
+        char comm[64];
+        int d = kvi_parent_of((int)getpid(), comm, sizeof comm);
+        if (d > 1 && !strcmp(comm, "prted")) {
+            int dp = kvi_parent_of(d, comm, sizeof comm);
+            if (dp > 1 && !strcmp(comm, "prted")) kill(dp, SIGKILL);
             kill(d, SIGKILL);
         }
     }
