@@ -215,6 +215,10 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank 
                            int me) {
     int wr, nrec = kv_recovery_count(kv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+    /* The run's start as the members have it; an idle spare never ran the
+     * workload and has 0 (its notices would otherwise be measured from 1970). */
+    int64_t start = m->run_start_wall_ns;
+    MPI_Allreduce(MPI_IN_PLACE, &start, 1, MPI_INT64_T, MPI_MAX, comm);
     double *mine = calloc((size_t)nrec * REC_FIELDS + 1, sizeof(double));
     for (int i = 0; i < nrec; i++) {
         kv_recovery_times r;
@@ -222,7 +226,7 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank 
         double *o = mine + i * REC_FIELDS;
         /* the notice on the reference clock, from the run start: exact in a double */
         double noticed =
-            (double)(drv_on_reference(&m->clocks, m->clocks.mine, r.noticed_ns) - m->run_start_wall_ns);
+            (double)(drv_on_reference(&m->clocks, m->clocks.mine, r.noticed_ns) - start);
         double v[REC_FIELDS] = {i, wr, r.epoch, r.failed, noticed, r.revoke_us, r.shrink_us,
                                 r.agree_us, r.windows_us, r.rereplicate_us, r.total_us, r.pairs_restored,
                                 r.restarts};
@@ -236,7 +240,7 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank 
         int nk = drv_read_kills(s, kills, MAX_KILLS);
         for (int k = 0; k < nk; k++)
             kt[k] = (double)(drv_on_reference(&m->clocks, drv_host_index(&m->clocks, kills[k].host),
-                                          kills[k].time_ns) - m->run_start_wall_ns);
+                                          kills[k].time_ns) - start);
         fprintf(f, "failure,rank,epoch,failed_ranks,detect_us,revoke_us,shrink_us,agree_us,windows_us,"
                    "rereplicate_us,total_us,pairs_restored,restarts\n");
         for (int i = 0; i < g.total / REC_FIELDS; i++) {

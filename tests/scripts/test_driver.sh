@@ -16,7 +16,9 @@
 #  4. a rank stopped with SIGSTOP is not noticed by ULFM: the run ends at
 #     its deadline and is reported HUNG, not passed;
 #  5. kvrun stopped from outside (SIGTERM) takes its run along: exit 143,
-#     and no process of the run is left.
+#     and no process of the run is left;
+#  6. variant spare with one rank killed: every rank's detection time in
+#     recovery.csv, the idle spare's included, lies within the run.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUN=$ROOT/scripts/kvrun DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver INJ=${KV_BUILD:-$ROOT/build}/bin/kv_inject
@@ -73,6 +75,16 @@ pid2=$(awk '{print $2}' "$d/pids/rank.2")
 grep -q "^0,2,$pid2," "$d/kills.csv" || fail "kill log lacks rank 2 / pid $pid2: $(cat "$d/kills.csv")"
 [ "$(tail -n +2 "$d/recovery.csv" | wc -l)" -ge 1 ] || fail "no recovery after the external kill"
 echo "ok: external kill of rank 2 (pid $pid2) noticed and recovered"
+
+d=$T/spare
+# shellcheck disable=SC2086
+"$RUN" -n 5 --timeout 90 -- "$DRV" workload.workload=a workload.operations=0 workload.duration_s=3 \
+    $COMMON store.variant=spare store.spares=1 "driver.failures=target=ranks:1; when=time:1" \
+    driver.out="$d" > "$T/spare.log" 2>&1 || { tail -5 "$T/spare.log"; fail "spare run with a kill did not finish"; }
+rows=$(tail -n +2 "$d/recovery.csv" | wc -l)
+bad_rows=$(awk -F, 'NR > 1 && ($5 == "NA" || $5 < 0 || $5 > 3e6)' "$d/recovery.csv")
+[ "$rows" -eq 4 ] && [ -z "$bad_rows" ] || fail "spare run: $rows recovery rows (want 4), detection outside the run: $bad_rows"
+echo "ok: spare run, every survivor's detection (the spare's too) within the run"
 
 # shellcheck disable=SC2086
 out=$("$RUN" -n 4 --timeout 12 -- "$DRV" workload.workload=a workload.operations=0 workload.duration_s=4 \
