@@ -152,7 +152,7 @@ build_openmpi() {
   rm -rf "$prefix"
   (cd "$work/obj" && ../src/configure --prefix="$prefix" "${CONFIGURE_FLAGS[@]}" >"$logf" 2>&1) \
     || { tail -30 "$logf"; die "configure failed"; }
-  log "make -j$(nproc) (about 24 minutes on 2 cores; a dot per 500 lines of output)"
+  log "make -j$(nproc) (5 to 24 minutes on 2 cores; a dot per 500 lines of output)"
   (cd "$work/obj" && make -j"$(nproc)" 2>&1 | tee -a "$logf" | awk 'NR%500==0 {printf "."; fflush()} END {print ""}'; exit "${PIPESTATUS[0]}") \
     || { tail -30 "$logf"; die "make failed"; }
   log "make install"

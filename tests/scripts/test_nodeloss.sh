@@ -78,7 +78,8 @@ launch() {
   local d=$WORK/$1
   mkdir -p "$d"
   RUN_TAG=nodeloss-$1-$$; TAGS+=("$RUN_TAG")
-  KVRUN_TAG=$RUN_TAG timeout $(($3 + 30)) "$KVRUN" --cluster --ppn 2 --timeout "$3" -- \
+  # A hung run leaves every rank's stacks in $d/stacks.txt (kept with the logs).
+  KVRUN_TAG=$RUN_TAG KVRUN_STACKS=$d/stacks.txt timeout $(($3 + 30)) "$KVRUN" --cluster --ppn 2 --timeout "$3" -- \
     "$INJ" --publish "$d/pids" -- "$B/tests/mpi/mpi_busy" "$2" >"$d/kvrun.out" 2>"$d/kvrun.err" &
   RUN_PID=$!
 }
