@@ -80,6 +80,13 @@ ycsb_point() {
   echo "${tput:-NA},${p50:-NA},${p99:-NA}"
 }
 
+# ycsb_row WORKLOAD VARIANT:R RANKS REP: ycsb_point's run as a row of
+# YCSB_HEADER.
+ycsb_row() {
+  local v=${2%:*} r=${2#*:}
+  echo "$1,$v,allocate,$3,$r,$4,$(ycsb_point "$1" "$v" "$3" "$r")"
+}
+
 # recovery_point VARIANT RANKS PAIRS REP FILE LINES [FLOOR]: one run of
 # bench_recovery (one kill; it appends its row to FILE, and with FLOOR its
 # phases beside their floor to FLOOR; variant spare gets one rank more,
@@ -129,7 +136,7 @@ if want ycsb; then
     for w in ${YCSB_WORKLOADS:-a b c}; do
       for n in ${YCSB_RANKS:-2 4 8}; do
         for vr in none:1 none:2 recreate-copy:2 recreate-inplace:2 recreate-free:2 spare:2; do
-          echo "$w,${vr%:*},allocate,$n,${vr#*:},$rep,$(ycsb_point "$w" "${vr%:*}" "$n" "${vr#*:}")" | tee -a "$f"
+          ycsb_row "$w" "$vr" "$n" "$rep" | tee -a "$f"
         done
       done
     done
@@ -201,7 +208,7 @@ if want proposed; then  # variant proposed against the workarounds
     for w in b c; do
       for n in ${OVERHEAD_RANKS:-2 4}; do
         for vr in none:2 recreate-copy:2 proposed:2; do
-          echo "$w,${vr%:*},allocate,$n,${vr#*:},$rep,$(ycsb_point "$w" "${vr%:*}" "$n" "${vr#*:}")" | tee -a "$f"
+          ycsb_row "$w" "$vr" "$n" "$rep" | tee -a "$f"
         done
       done
     done

@@ -171,9 +171,8 @@ def ycsb():
         col = x["variant"]
         if col == "none":
             col = f"none r={x.get('replicas') or 1}"
-        t.setdefault((x["workload"], int(x["ranks"])), {}).setdefault(col, {})[
-            x.get("repetition") or str(len(t.get((x["workload"], int(x["ranks"])), {}).get(col, {})))] = \
-            x["throughput_ops_per_s"]
+        runs = t.setdefault((x["workload"], int(x["ranks"])), {}).setdefault(col, {})
+        runs[x.get("repetition") or str(len(runs))] = x["throughput_ops_per_s"]
     cols = [c for c in ("none r=1", "none r=2", *VARIANTS) if any(c in v for v in t.values())]
     out = table(["workload", "ranks", *cols, "runs per cell"],
                 [[w.upper(), n] + [kilo(list(c.get(v, {}).values())) for v in cols]
@@ -181,7 +180,7 @@ def ycsb():
 
     def cost(c, base, v):  # the median of base / v - 1 over the repetitions both have, with its CI
         ratios = [float(c[base][k]) / float(c[v][k]) - 1 for k in c.get(base, {})
-                  if k in c.get(v, {}) and nums([c[base][k], c[v][k]]) and float(c[v][k]) > 0]
+                  if k in c.get(v, {}) and len(nums([c[base][k], c[v][k]])) == 2 and float(c[v][k]) > 0]
         return stats.text(stats.summary(ratios), "{:+.0f}%", 100)
     base = "none r=2" if "none r=2" in cols else "none r=1"
     out += [f"Failure-free cost on YCSB B, paired by repetition (the median of `{base}`'s throughput / "

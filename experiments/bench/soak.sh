@@ -18,7 +18,8 @@
 #   osc/rdma (backend create): variant proposed in every scenario;
 # RUNS (31) runs per cell, each TIMEOUT (40) s at most, SECONDS_ (1.5) s of
 # workload, JOBS (1) runs at a time (each run has its own processes, shared
-# memory and ports; the rows come in the order the runs end).  It writes results/bench/soak.csv, one row per run:
+# memory and ports; the rows come in the order the runs end).  It writes
+# results/bench/soak.csv, one row per run:
 #   variant,backend,scenario,r,ranks,seed,victims,gap_ms,outcome,ops,orphans,seconds
 # (victims: the ranks killed from outside, ';'-separated, and RANK@POINT
 # for a rank killed inside recovery; gap_ms: the time between the two
