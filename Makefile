@@ -121,6 +121,7 @@ $(BUILD)/bin/kv_inject: $(BUILD)/injectors/kv_inject.o $(INJ_A)
 $(BUILD)/bin/kv_driver: $(BUILD)/experiments/driver/kv_driver.o $(DRV_A) $(INJ_A) $(LIB_A)
 $(BUILD)/bin/kv_driver: LDLIBS := -lpapi -lhiredis -lcrypto
 $(BENCH_BIN): $(BUILD)/bin/%: $(BUILD)/experiments/bench/%.o $(LIB_A)
+$(BUILD)/bin/bench_ftcost: $(DRV_A)  # the YCSB generator
 $(UNIT_BIN) $(DIAL_BIN): $(BUILD)/%: $(BUILD)/%.o $(DRV_A) $(INJ_A) $(LIB_A)
 $(UNIT_BIN): LDLIBS := -lcmocka -lcrypto
 $(MPIT_BIN): $(BUILD)/%: $(BUILD)/%.o $(INJ_A) $(LIB_A)

@@ -4,6 +4,9 @@
 #   store-vs-raw.csv  kv_get / kv_put against the raw RMA they need (2 ranks)
 #   hotpath.csv       the local steps of a read: hash, placement, slot decode
 #   ycsb.csv          failure-free YCSB A, B, C per variant and ranks
+#   ftcost.csv        the failure-free cost of fault tolerance: each workaround
+#                     variant against none in the same run, turn by turn
+#                     (bench_ftcost; YCSB B, 2 copies, 2/4/8 ranks)
 #   recovery.csv      one kill per run: variants x ranks x pairs x reps
 #   recovery-floor.csv  the same runs, each phase beside what recovery cannot
 #                     avoid on the same ranks and sizes (window allocation,
@@ -142,6 +145,22 @@ if want ycsb; then
     done
   done
   python3 "$ROOT/experiments/bench/report.py" print ycsb --file "$f"
+  echo "wrote $f"
+fi
+
+if want ftcost; then
+  # Separate runs scatter more than the cost; bench_ftcost runs none and
+  # the variant in one job, in alternating turns (its header).
+  f=$OUT/ftcost.csv
+  echo "variant,workload,ranks,replicas,round,none_ops_per_s,variant_ops_per_s,cost" > "$f"
+  stamp "$f" "BENCH=ftcost FTCOST_ROUNDS=${FTCOST_ROUNDS:-30} FTCOST_MS=${FTCOST_MS:-200} YCSB_RANKS='${YCSB_RANKS:-2 4 8}' make bench"
+  for n in ${YCSB_RANKS:-2 4 8}; do
+    for v in recreate-copy recreate-inplace recreate-free; do
+      "$ROOT/scripts/kvrun" -n "$n" --timeout 300 -- "$BIN/bench_ftcost" "$v" "$f" b "${FTCOST_ROUNDS:-30}" \
+        "${FTCOST_MS:-200}" > /dev/null 2>&1 || echo "bench: bench_ftcost $v on $n ranks failed" >&2
+    done
+  done
+  python3 "$ROOT/experiments/bench/report.py" print ftcost --file "$f"
   echo "wrote $f"
 fi
 

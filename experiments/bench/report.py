@@ -195,6 +195,21 @@ def ycsb():
     return out + [""]
 
 
+def ftcost():
+    """bench_ftcost: each variant against none in the same run, turn by turn."""
+    r = rows("ftcost.csv")
+    if not r:
+        return []
+    g = {}
+    for x in r:
+        g.setdefault((x["workload"], int(x["ranks"]), x["variant"]), []).append(x)
+    body = [[w.upper(), n, v, kilo([x["none_ops_per_s"] for x in xs]), kilo([x["variant_ops_per_s"] for x in xs]),
+             stats.text(stats.summary(nums([x["cost"] for x in xs])), "{:+.1f}%", 100), len(xs)]
+            for (w, n, v), xs in sorted(g.items())]
+    return table(["workload", "ranks", "variant", "none (ops/s)", "variant (ops/s)",
+                  "cost (none / variant - 1)", "turn pairs"], body)
+
+
 def killed_rank0(victims):
     return any(v.split("@")[0] == "0" for v in victims.split(";") if v)
 
@@ -503,7 +518,7 @@ def multihost():
 
 
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
-          "recovery-floor": recovery_floor, "ycsb": ycsb,
+          "recovery-floor": recovery_floor, "ycsb": ycsb, "ftcost": ftcost,
           "soak": soak, "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
           "provenance": provenance}
@@ -512,7 +527,7 @@ SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
 PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recovery": "recovery.csv",
            "recovery-floor": "recovery-floor.csv",
-           "ycsb": "ycsb.csv", "soak": "soak.csv", "hangs-rdma": "hangs-rdma.csv",
+           "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "soak": "soak.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
            "multihost": "multihost.csv", "taskapp": "taskapp.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)

@@ -4,10 +4,12 @@
 #
 # Pass rules: BENCH=hotpath, BENCH=ycsb (YCSB C, 2 ranks, 2 repetitions of
 # 1 s), BENCH=recovery and BENCH=recovery-floor (1,000 pairs, 4 ranks, 2
-# repetitions) each write their CSV with the header of docs/formats.md and
+# repetitions) and BENCH=ftcost (2 ranks, 3 turn pairs of 50 ms per
+# variant) each write their CSV with the header of docs/formats.md and
 # the rows they should (12 ycsb rows with repetitions 1 and 2, none with
 # one copy and with two, the variants with two; 2 recovery
-# rows that did not hang, 3 phases per floor run with a positive floor)
+# rows that did not hang, 3 phases per floor run with a positive floor,
+# 9 ftcost rows with both throughputs positive)
 # and a NAME.meta beside it naming the revision (with the dirty flag
 # when the tree is edited), the MPI, the date, the host, the load and the
 # command; report.py prints their tables with a median and its interval
@@ -26,6 +28,7 @@ BENCH=hotpath bench env HOTPATH_ITERS=100000
 BENCH=ycsb bench env YCSB_WORKLOADS=c YCSB_RANKS=2 YCSB_REPS=2 YCSB_SECONDS=1
 BENCH=recovery bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
 BENCH=recovery-floor bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
+BENCH=ftcost bench env YCSB_RANKS=2 FTCOST_ROUNDS=3 FTCOST_MS=50
 
 [ "$(head -1 "$T/ycsb.csv")" = "workload,variant,backend,ranks,replicas,repetition,throughput_ops_per_s,p50_us,p99_us" ] ||
   fail "ycsb.csv header: $(head -1 "$T/ycsb.csv")"
@@ -39,8 +42,10 @@ for ph in windows rereplicate total; do
   [ "$(grep -c "^recreate-copy,allocate,4,1000,[12],$ph,[0-9]*,[1-9][0-9]*,[0-9.]*," "$T/recovery-floor.csv")" -eq 2 ] ||
     fail "recovery-floor.csv rows of $ph: $(cat "$T/recovery-floor.csv")"
 done
+[ "$(grep -c '^recreate-[a-z]*,b,2,2,[123],[1-9][0-9]*,[1-9][0-9]*,-\?[0-9.]*$' "$T/ftcost.csv")" -eq 9 ] ||
+  fail "ftcost.csv rows: $(cat "$T/ftcost.csv")"
 rev=$(git -C "$ROOT" rev-parse --short HEAD)
-for f in hotpath ycsb recovery recovery-floor; do
+for f in hotpath ycsb recovery recovery-floor ftcost; do
   m=$T/$f.meta
   grep -q "^revision: $rev\(-dirty\)\?$" "$m" && grep -q '^mpi: Open MPI' "$m" && grep -q '^date: 20' "$m" &&
     grep -q '^host: [0-9]* cores' "$m" && grep -q '^load: ' "$m" && grep -q "^command: BENCH=$f .*make bench$" "$m" ||
@@ -50,6 +55,9 @@ out=$($R print ycsb recovery hotpath --dir "$T") || fail "report.py print: $out"
 grep -q '^| C | 2 | [0-9.]*k \[[0-9.]*k, [0-9.]*k\] |.* | 2 |$' <<<"$out" || fail "the ycsb table has no interval or count: $out"
 grep -q '^| recreate-copy | 4 | 1000 | 2 | 0 | [0-9.]* \[[0-9.]*, [0-9.]*\] |' <<<"$out" ||
   fail "the recovery table has no interval: $out"
+out=$($R print ftcost --dir "$T") || fail "report.py print ftcost: $out"
+grep -q '^| B | 2 | recreate-copy | [0-9.]*k \[[0-9.]*k, [0-9.]*k\] | [0-9.]*k \[.* | [-+][0-9.]*% \[.*\] | 3 |$' <<<"$out" ||
+  fail "the ftcost table has no interval or count: $out"
 out=$($R print recovery-floor --dir "$T") || fail "report.py print recovery-floor: $out"
 grep -q '^| recreate-copy | 4 | 1000 | total | 2 | [0-9.]* \[[0-9.]*, [0-9.]*\] | [0-9.]* \[' <<<"$out" ||
   fail "the recovery-floor table has no interval: $out"
@@ -58,4 +66,4 @@ for f in hotpath ycsb recovery recovery-floor; do
   grep -q "^| \`$f.csv\` | [0-9]* | $rev" <<<"$prov" || fail "provenance lacks $f.csv: $prov"
 done
 [ "$(cd "$ROOT" && git status --porcelain results/bench)" = "$before" ] || fail "results/bench was written to"
-echo "PASS: hotpath, ycsb, recovery and recovery-floor at a tiny size, with provenance and intervals"
+echo "PASS: hotpath, ycsb, recovery, recovery-floor and ftcost at a tiny size, with provenance and intervals"
