@@ -334,13 +334,20 @@ def proposed():
             g = lambda v: [x["throughput_ops_per_s"] for x in ov  # noqa: E731
                            if x["variant"] == v and x["workload"] == wl and int(x["ranks"]) == n]
             none, copy, prop = med(g("none")), med(g("recreate-copy")), med(g("proposed"))
+            # paired: each repetition's proposed run against the recreate-copy run beside it
+            by_rep = lambda v: {x.get("repetition") or str(i): x["throughput_ops_per_s"]  # noqa: E731
+                                for i, x in enumerate(y for y in ov if y["variant"] == v and y["workload"] == wl
+                                                      and int(y["ranks"]) == n)}
+            pc, pp = by_rep("recreate-copy"), by_rep("proposed")
+            ratios = [float(pp[k]) / float(pc[k]) for k in pp if k in pc and len(nums([pp[k], pc[k]])) == 2
+                      and float(pc[k]) > 0]
             body.append([f"YCSB {wl.upper()}", n, kilo(g("none")),
                          f"{kilo(g('recreate-copy'))} ({(copy / none - 1) * 100:+.1f}%)",
-                         f"{kilo(g('proposed'))} ({(prop / none - 1) * 100:+.1f}%)", f"{prop / copy:.3f}",
-                         len(g("proposed"))])
+                         f"{kilo(g('proposed'))} ({(prop / none - 1) * 100:+.1f}%)",
+                         stats.text(stats.summary(ratios), "{:.3f}"), len(g("proposed"))])
         copies = "/".join(sorted({x.get("replicas") or "1" for x in ov if x["variant"] == "none"}))
         out += table(["workload", "ranks", f"none, r = {copies} (ops/s)", "recreate-copy", "proposed",
-                      "proposed / recreate-copy (medians)", "runs each"], body)
+                      "proposed / recreate-copy, paired by repetition", "runs each"], body)
     return out
 
 
