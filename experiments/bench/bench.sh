@@ -109,12 +109,18 @@ recovery_point() {
 
 if want store-vs-raw; then
   f=$OUT/store-vs-raw.csv
-  echo "operation,backend,ranks,value_bytes,store_us,raw_us,ratio" > "$f"
+  echo "operation,backend,ranks,value_bytes,store_us,raw_us,ratio,variant" > "$f"
   stamp "$f" "BENCH=store-vs-raw OPS=${OPS:-100000} make bench"
-  for b in allocate create; do
-    "$ROOT/scripts/kvrun" -n 2 --timeout 600 -- "$BIN/bench_store_raw" "$b" "$f" "${OPS:-100000}" 9 \
-      | grep -v '^\[rank\|^PASS'
+  # recreate-copy as the store runs by default; on osc/sm also none, the
+  # same calls without the watchdog's test every poll_interval operations.
+  rows=$(mktemp)
+  for bv in allocate:recreate-copy allocate:none create:recreate-copy; do
+    : > "$rows"
+    "$ROOT/scripts/kvrun" -n 2 --timeout 600 -- "$BIN/bench_store_raw" "${bv%:*}" "$rows" "${OPS:-100000}" 9 \
+      "${bv#*:}" | grep -av '^\[rank\|^PASS'
+    sed "s/\$/,${bv#*:}/" "$rows" >> "$f"
   done
+  rm -f "$rows"
   echo "wrote $f"
 fi
 

@@ -15,7 +15,10 @@
  * millisecond): on a machine of few cores a rank spinning in MPI_Barrier
  * takes a core from the one being timed.  Elsewhere a target serves RMA
  * only while it polls, and they spin.
- * Usage: bench_store_raw backend out.csv [ops_per_round] [rounds]
+ * The store runs variant VARIANT (recreate-copy by default, whose
+ * watchdog is tested every poll_interval operations); variant none, which
+ * detects nothing, shows the store's own cost without that test.
+ * Usage: bench_store_raw backend out.csv [ops_per_round] [rounds] [variant]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -151,6 +154,11 @@ int main(int argc, char **argv) {
     kv_config cfg;
     kv_config_default(&cfg);
     cfg.backend = kv_backend_from_name(argc > 1 ? argv[1] : "allocate");
+    cfg.variant = kv_variant_from_name(argc > 5 ? argv[5] : "recreate-copy");
+    if (cfg.variant < 0) {
+        if (rank == 0) fprintf(stderr, "bench_store_raw: unknown variant %s\n", argv[5]);
+        MPI_Abort(MPI_COMM_WORLD, 64);
+    }
     cfg.slots_per_rank = 4096;
     cfg.max_key = 32;
     cfg.max_value = 1024;
@@ -160,8 +168,9 @@ int main(int argc, char **argv) {
     if (rank == 0) {
         csv = fopen(argc > 2 ? argv[2] : "/dev/null", "a");
         if (!csv) MPI_Abort(MPI_COMM_WORLD, 1);
-        printf("# store vs raw RMA, backend %s (%s), one lock_all epoch, flush per operation\n",
-               kv_backend_name(cfg.backend), cfg.backend ? "MPI_Win_create" : "MPI_Win_allocate");
+        printf("# store (variant %s) vs raw RMA, backend %s (%s), one lock_all epoch, flush per operation\n",
+               kv_variant_name(cfg.variant), kv_backend_name(cfg.backend),
+               cfg.backend ? "MPI_Win_create" : "MPI_Win_allocate");
         printf("# %d ops per round, median of %d rounds, store and raw alternating\n", ops, rounds);
         printf("%-6s %-9s %6s %12s %12s %12s %8s\n", "# op", "backend", "ranks", "value_bytes",
                "store_us", "raw_us", "ratio");
