@@ -29,6 +29,7 @@ void kv_config_default(kv_config *cfg) {
     cfg->variant = KV_VARIANT_RECREATE_COPY;
     cfg->spares = 0;
     cfg->poll_interval = 64;
+    cfg->poll_us = 1000;
     cfg->max_probe = 256;
     cfg->read_retries = 16;
     cfg->lock_timeout_ms = 1000.0;
@@ -57,6 +58,7 @@ int kv_config_check(const kv_config *c, char *msg, size_t len) {
     if (c->spares > 0 && c->variant != KV_VARIANT_SPARE)
         BAD("spares=%d needs variant spare", c->spares);
     if (c->poll_interval < 1) BAD("poll_interval must be >= 1, not %d", c->poll_interval);
+    if (c->poll_us < 0 || c->poll_us > 10000000) BAD("poll_us must be 0..10000000, not %d", c->poll_us);
     if (c->max_probe < 1) BAD("max_probe must be >= 1, not %d", c->max_probe);
     if (c->read_retries < 0) BAD("read_retries must be >= 0, not %d", c->read_retries);
     if (!(c->lock_timeout_ms > 0) || c->lock_timeout_ms > 3600e3)
@@ -88,6 +90,7 @@ static const struct field {
     FIELD(variant, F_VARIANT, 0, 0),
     FIELD(spares, F_INT, 0, 1 << 20),
     FIELD(poll_interval, F_INT, 1, 1 << 30),
+    FIELD(poll_us, F_INT, 0, 10000000),
     FIELD(max_probe, F_INT, 1, 1 << 30),
     FIELD(read_retries, F_INT, 0, 1 << 20),
     FIELD(lock_timeout_ms, F_DOUBLE, 0, 0),

@@ -182,6 +182,8 @@ struct kv_store {
     bool failure_pending;   /* watchdog fired or revoke seen */
     int epoch;
     unsigned ops_since_poll;
+    unsigned poll_every;    /* operations between watchdog tests (kvw_pace) */
+    int64_t poll_ns;        /* when the watchdog was last tested by kvw_maybe */
     int64_t failure_ns;     /* kv_note_failure_ns (wall clock), 0 if none */
     /* kv_barrier calls entered and completed here; after a recovery,
      * barrier_done_max is the highest completed count among survivors. */
@@ -226,11 +228,15 @@ int kvw_start(kv_store *s);
 void kvw_stop(kv_store *s);
 /* Test the watchdog; true when a failure is pending. Cheap. */
 bool kvw_test(kv_store *s);
+/* The operations until the next watchdog test (s->poll_every), from the
+ * time the last poll_every took (detect.c). */
+void kvw_pace(kv_store *s);
 static inline bool kvw_maybe(kv_store *s) {
     if (s->failure_pending) return true;
     if (!s->vt->detects || s->vt->window_failed) return false;  /* the RMA calls report */
-    if (++s->ops_since_poll < (unsigned)s->cfg.poll_interval) return false;
+    if (++s->ops_since_poll < s->poll_every) return false;
     s->ops_since_poll = 0;
+    kvw_pace(s);
     return kvw_test(s);
 }
 bool kvw_is_ft_error(int mpi_err);
