@@ -17,7 +17,9 @@
  * and only those without spare ranks: recreate-copy, recreate-inplace,
  * recreate-free, whose failure-free paths are the same code (they differ
  * in recovery only).  Every value read is checked against what was
- * written (wl_check_value); a wrong one aborts the run.
+ * written (wl_check_value); a wrong one aborts the run.  KV_<NAME>
+ * variables set the rest of both stores' configuration (kv_config_from_env),
+ * KV_POLL_INTERVAL for one.
  * Usage: bench_ftcost VARIANT out.csv [workload] [rounds] [round_ms]
  */
 #include <stdio.h>
@@ -39,6 +41,11 @@ static void die(const char *what, int rc) {
 static kv_store *open_store(const char *variant) {
     kv_config cfg;
     kv_config_default(&cfg);
+    char msg[256];
+    if (kv_config_from_env(&cfg, msg, sizeof msg) != KV_OK) {  /* KV_POLL_INTERVAL=... */
+        fprintf(stderr, "bench_ftcost: %s\n", msg);
+        MPI_Abort(MPI_COMM_WORLD, 64);
+    }
     cfg.variant = kv_variant_from_name(variant);
     if (cfg.variant < 0) die(variant, KV_ERR_CONFIG);
     cfg.replicas = REPLICAS;
