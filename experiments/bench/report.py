@@ -90,6 +90,11 @@ def hang_rate(hung, runs):
     return "NA" if r is None else f"{100 * r:.0f}% [{100 * lo:.0f}, {100 * hi:.0f}]"
 
 
+def paired(a, b):
+    """a[k] / b[k] for every repetition k both have, with numbers on both sides."""
+    return [float(a[k]) / float(b[k]) for k in a if k in b and len(nums([a[k], b[k]])) == 2 and float(b[k]) > 0]
+
+
 def table(head, body):
     """Markdown table lines from a header list and rows of cells."""
     out = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" for _ in head) + " |"]
@@ -180,9 +185,7 @@ def ycsb():
                  + [min(len(nums(c.get(v, {}).values())) for v in cols)] for (w, n), c in sorted(t.items())])
 
     def cost(c, base, v):  # the median of base / v - 1 over the repetitions both have, with its CI
-        ratios = [float(c[base][k]) / float(c[v][k]) - 1 for k in c.get(base, {})
-                  if k in c.get(v, {}) and len(nums([c[base][k], c[v][k]])) == 2 and float(c[v][k]) > 0]
-        return stats.text(stats.summary(ratios), "{:+.0f}%", 100)
+        return stats.text(stats.summary([q - 1 for q in paired(c.get(base, {}), c.get(v, {}))]), "{:+.0f}%", 100)
     base = "none r=2" if "none r=2" in cols else "none r=1"
     out += [f"Failure-free cost on YCSB B, paired by repetition (the median of `{base}`'s throughput / "
             "the variant's - 1, 95% bootstrap interval)"
@@ -339,9 +342,7 @@ def proposed():
             by_rep = lambda v: {x.get("repetition") or str(i): x["throughput_ops_per_s"]  # noqa: E731
                                 for i, x in enumerate(y for y in ov if y["variant"] == v and y["workload"] == wl
                                                       and int(y["ranks"]) == n)}
-            pc, pp = by_rep("recreate-copy"), by_rep("proposed")
-            ratios = [float(pp[k]) / float(pc[k]) for k in pp if k in pc and len(nums([pp[k], pc[k]])) == 2
-                      and float(pc[k]) > 0]
+            ratios = paired(by_rep("proposed"), by_rep("recreate-copy"))
             body.append([f"YCSB {wl.upper()}", n, kilo(g("none")),
                          f"{kilo(g('recreate-copy'))} ({(copy / none - 1) * 100:+.1f}%)",
                          f"{kilo(g('proposed'))} ({(prop / none - 1) * 100:+.1f}%)",
@@ -527,7 +528,7 @@ def multihost():
 
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
           "recovery-floor": recovery_floor, "ycsb": ycsb, "ftcost": ftcost,
-          "soak": soak, "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
+          "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
           "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
@@ -535,7 +536,7 @@ SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
 PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recovery": "recovery.csv",
            "recovery-floor": "recovery-floor.csv",
-           "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "soak": "soak.csv", "hangs-rdma": "hangs-rdma.csv",
+           "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
            "multihost": "multihost.csv", "taskapp": "taskapp.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
