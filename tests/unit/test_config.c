@@ -47,6 +47,8 @@ static void test_bad_fields(void **st) {
     BAD(c.spares = -1, "spares");
     BAD(c.spares = 2, "variant spare");
     BAD(c.poll_interval = 0, "poll_interval");
+    BAD(c.poll_us = -1, "poll_us");
+    BAD(c.poll_us = 10000001, "poll_us");
     BAD(c.max_probe = 0, "max_probe");
     BAD(c.read_retries = -1, "read_retries");
     BAD(c.lock_timeout_ms = 0, "lock_timeout_ms");
