@@ -12,6 +12,8 @@
 #                     avoid on the same ranks and sizes (window allocation,
 #                     memcpy of the table, the raw exchange of the
 #                     re-replicated bytes), and their ratio
+#   firsttouch.csv    the first writes to fresh shared memory, new and reused
+#                     (bench_firsttouch; what a new window's copy also pays)
 #   checkpoint.csv    the checkpoint/restart baseline (bench_checkpoint.sh)
 #   redis.csv         the store against Redis, failure-free and failover (bench_redis.sh)
 #   taskapp.csv       a task-parallel application (N-Queens, UTS) through failures:
@@ -167,6 +169,14 @@ if want ftcost; then
     done
   done
   python3 "$ROOT/experiments/bench/report.py" print ftcost --file "$f"
+  echo "wrote $f"
+fi
+
+if want firsttouch; then
+  f=$OUT/firsttouch.csv
+  echo "round,megabytes,ms,gb_per_s" > "$f"
+  stamp "$f" "BENCH=firsttouch TOUCH_MB=${TOUCH_MB:-3000} TOUCH_ROUNDS=${TOUCH_ROUNDS:-5} make bench"
+  "$BIN/bench_firsttouch" "${TOUCH_MB:-3000}" "${TOUCH_ROUNDS:-5}" "$f"
   echo "wrote $f"
 fi
 

@@ -199,6 +199,11 @@ def ycsb():
     return out + [""]
 
 
+def firsttouch():
+    r = rows("firsttouch.csv")
+    return table(["round", "MB", "ms", "GB/s"], [[x["round"], x["megabytes"], x["ms"], x["gb_per_s"]] for x in r]) if r else []
+
+
 def ftcost():
     """bench_ftcost: each variant against none in the same run, turn by turn."""
     r = rows("ftcost.csv")
@@ -527,7 +532,7 @@ def multihost():
 
 
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
-          "recovery-floor": recovery_floor, "ycsb": ycsb, "ftcost": ftcost,
+          "recovery-floor": recovery_floor, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
           "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
           "provenance": provenance}
@@ -536,7 +541,7 @@ SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
 PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recovery": "recovery.csv",
            "recovery-floor": "recovery-floor.csv",
-           "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "hangs-rdma": "hangs-rdma.csv",
+           "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "firsttouch": "firsttouch.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
            "multihost": "multihost.csv", "taskapp": "taskapp.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
