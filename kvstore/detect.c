@@ -12,9 +12,10 @@
  * spares (see recover.c).
  *
  * How many: a test drives the whole progress engine, which on 4 ranks
- * sharing 2 cores cost as much as 10 to 20 store operations on osc/sm
- * (YCSB B ran 17% slower with a test every 64 operations than without
- * any: bench_ftcost), while over TCP one operation costs more than a test.
+ * sharing 2 cores cost as much as several store operations on osc/sm
+ * (with a test every 64 operations bench_ftcost found YCSB B 10-12% slower
+ * than without any at 4 ranks, 14-19% at 8), while over TCP one operation
+ * costs more than a test.
  * So the interval is kept in time, not in operations: kvw_pace measures
  * how long the last interval took and sets the next to about poll_us of
  * operations at that pace (at most twice the last, so that a burst of

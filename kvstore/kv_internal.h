@@ -226,7 +226,8 @@ void kvo_map_shm(kv_store *s);
 #define KVW_TAG 4242
 int kvw_start(kv_store *s);
 void kvw_stop(kv_store *s);
-/* Test the watchdog; true when a failure is pending. Cheap. */
+/* Test the watchdog; true when a failure is pending.  Drives the progress
+ * engine, so the hot path paces it (kvw_maybe, kvw_pace). */
 bool kvw_test(kv_store *s);
 /* The operations until the next watchdog test (s->poll_every), from the
  * time the last poll_every took (detect.c). */

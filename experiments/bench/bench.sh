@@ -114,7 +114,7 @@ if want store-vs-raw; then
   echo "operation,backend,ranks,value_bytes,store_us,raw_us,ratio,variant" > "$f"
   stamp "$f" "BENCH=store-vs-raw OPS=${OPS:-100000} make bench"
   # recreate-copy as the store runs by default; on osc/sm also none, the
-  # same calls without the watchdog's test every poll_interval operations.
+  # same calls without the watchdog's tests.
   rows=$(mktemp)
   for bv in allocate:recreate-copy allocate:none create:recreate-copy; do
     : > "$rows"

@@ -19,7 +19,7 @@
  * in recovery only).  Every value read is checked against what was
  * written (wl_check_value); a wrong one aborts the run.  KV_<NAME>
  * variables set the rest of both stores' configuration (kv_config_from_env),
- * KV_POLL_INTERVAL for one.
+ * KV_POLL_US for one.
  * Usage: bench_ftcost VARIANT out.csv [workload] [rounds] [round_ms]
  */
 #include <stdio.h>
@@ -42,7 +42,7 @@ static kv_store *open_store(const char *variant) {
     kv_config cfg;
     kv_config_default(&cfg);
     char msg[256];
-    if (kv_config_from_env(&cfg, msg, sizeof msg) != KV_OK) {  /* KV_POLL_INTERVAL=... */
+    if (kv_config_from_env(&cfg, msg, sizeof msg) != KV_OK) {  /* KV_POLL_US=... */
         fprintf(stderr, "bench_ftcost: %s\n", msg);
         MPI_Abort(MPI_COMM_WORLD, 64);
     }
@@ -110,11 +110,20 @@ int main(int argc, char **argv) {
     }
     const char *variant = argv[1], *wname = argc > 3 ? argv[3] : "b";
     int rounds = argc > 4 ? atoi(argv[4]) : 30, ms = argc > 5 ? atoi(argv[5]) : 200;
+    int v = kv_variant_from_name(variant);
+    if (v != KV_VARIANT_RECREATE_COPY && v != KV_VARIANT_RECREATE_INPLACE && v != KV_VARIANT_RECREATE_FREE) {
+        if (rank == 0)
+            fprintf(stderr, "bench_ftcost: variant %s cannot share a job with none (recreate-copy, "
+                            "recreate-inplace or recreate-free)\n", variant);
+        MPI_Abort(MPI_COMM_WORLD, 64);
+    }
     wl_params p;
-    char err[256];
+    char err[256], records[24], vbytes[24];
+    snprintf(records, sizeof records, "%d", RECORDS);
+    snprintf(vbytes, sizeof vbytes, "%d", VBYTES);
     wl_params_default(&p);
-    if (wl_preset(&p, wname, err, sizeof err) || wl_params_set(&p, "records", "20000", err, sizeof err) ||
-        wl_params_set(&p, "value_bytes", "64", err, sizeof err) ||
+    if (wl_preset(&p, wname, err, sizeof err) || wl_params_set(&p, "records", records, err, sizeof err) ||
+        wl_params_set(&p, "value_bytes", vbytes, err, sizeof err) ||
         wl_params_set(&p, "operations", "0", err, sizeof err) ||
         wl_params_set(&p, "duration_s", "86400", err, sizeof err) ||  /* the turns end the run */
         wl_params_check(&p, err, sizeof err)) {

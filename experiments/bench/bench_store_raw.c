@@ -16,7 +16,7 @@
  * takes a core from the one being timed.  Elsewhere a target serves RMA
  * only while it polls, and they spin.
  * The store runs variant VARIANT (recreate-copy by default, whose
- * watchdog is tested every poll_interval operations); variant none, which
+ * watchdog is tested now and then, see detect.c); variant none, which
  * detects nothing, shows the store's own cost without that test.
  * Usage: bench_store_raw backend out.csv [ops_per_round] [rounds] [variant]
  */

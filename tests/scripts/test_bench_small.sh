@@ -4,9 +4,9 @@
 #
 # Pass rules: BENCH=hotpath, BENCH=ycsb (YCSB C, 2 ranks, 2 repetitions of
 # 1 s), BENCH=recovery and BENCH=recovery-floor (1,000 pairs, 4 ranks, 2
-# repetitions) and BENCH=ftcost (2 ranks, 3 turn pairs of 50 ms per
-# variant) and BENCH=firsttouch (8 MB, 2 rounds) each write their CSV with the header of docs/formats.md and
-# the rows they should (12 ycsb rows with repetitions 1 and 2, none with
+# repetitions), BENCH=ftcost (2 ranks, 3 turn pairs of 50 ms per variant)
+# and BENCH=firsttouch (8 MB, 2 rounds) each write their CSV with the
+# header of docs/formats.md and the rows they should (12 ycsb rows with repetitions 1 and 2, none with
 # one copy and with two, the variants with two; 2 recovery
 # rows that did not hang, 3 phases per floor run with a positive floor,
 # 9 ftcost rows with both throughputs positive, 2 firsttouch rows of 8 MB)
