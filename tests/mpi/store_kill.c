@@ -72,16 +72,21 @@
 enum { NKEYS = 64, OPS = 3000 };
 
 /* A node loss takes the node's Open MPI daemon with its ranks, as a real
- * one would: the lowest victim of the node (node_killer) kills the node's
- * other ranks (node_pids), its parent daemon and that daemon's own parent
- * (the launch agent's prted), the daemons only if both are prted -- never
- * mpirun (the head node) -- and then itself, so that no rank of the node
- * outlives its daemon. */
+ * one would: the lowest victim of the node (node_killer) kills its parent
+ * daemon and that daemon's own parent (the launch agent's prted), the
+ * daemons only if both are prted -- never mpirun (the head node) -- then
+ * the node's other ranks (node_pids), then itself, so that no rank of the
+ * node outlives its daemon.  The daemons go first, as the injector's node
+ * loss does (injectors/nodeloss.c): killing a rank first let its daemon
+ * report that one death before it died itself, and the survivors then
+ * recovered from it alone, with the other rank of the node, dead and not
+ * yet known to be, in their new window (docs/cluster.md).  For the same
+ * reason the node's other ranks do not kill themselves: they run on until
+ * the killer's moment comes. */
 static int node_killer, node_npids;
 static pid_t node_pids[64];
 static void die(void) {
     if (node_killer) {
-        for (int i = 0; i < node_npids; i++) kill(node_pids[i], SIGKILL);
         char comm[64];
         int d = kvi_parent_of((int)getpid(), comm, sizeof comm);
         if (d > 1 && !strcmp(comm, "prted")) {
@@ -89,6 +94,7 @@ static void die(void) {
             if (dp > 1 && !strcmp(comm, "prted")) kill(dp, SIGKILL);
             kill(d, SIGKILL);
         }
+        for (int i = 0; i < node_npids; i++) kill(node_pids[i], SIGKILL);
     }
     raise(SIGKILL);
 }
@@ -183,8 +189,8 @@ int main(int argc, char **argv) {
         do v = 1 + (int)(rnd() % (unsigned)(members - 1));
         while (nodes[v] == nodes[0] && ++tries < 1000);
         KVT_CHECK(nodes[v] != nodes[0]);  /* run on several nodes */
-        for (int r = 0; r < size; r++)
-            if (nodes[r] == nodes[v] && nodes[v] != nodes[0]) victim_op[r] = at, kills++;
+        for (int r = 0; r < size; r++)  /* the node's lowest rank kills it, at one moment */
+            if (nodes[r] == nodes[v] && nodes[v] != nodes[0]) kills++, victim_op[r] = r == nodes[v] ? at : -1;
         int pid = (int)getpid(), pids[64];
         MPI_Allgather(&pid, 1, MPI_INT, pids, 1, MPI_INT, MPI_COMM_WORLD);
         node_killer = rank == nodes[v];  /* nodes[] holds each node's lowest rank */
