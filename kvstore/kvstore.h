@@ -328,6 +328,9 @@ typedef struct kv_recovery_times {
     double detect_us, revoke_us, shrink_us, agree_us, windows_us, rereplicate_us, total_us;
     long long pairs_restored;
     int restarts;               /* times this recovery restarted after a new failure */
+    double scan_us, exchange_us, insert_us;  /* parts of rereplicate_us: the scan of the
+                                              * local table and packing, the exchange,
+                                              * the inserts of what arrived */
 } kv_recovery_times;
 
 /* Number of recoveries recorded, and the i-th (0 = first). */

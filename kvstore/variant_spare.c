@@ -2,7 +2,7 @@
  * variant_spare.c -- spare ranks take the place of failed ones.
  *
  * kv_open holds the highest `spares` ranks back; they hold no data and
- * wait in kv_spare_wait(), polling the watchdog.  In recovery each failed
+ * wait in kv_spare_wait(), testing the watchdog every poll_us.  In recovery each failed
  * member id goes to one spare (recover.c), so placement, which is over ids,
  * does not change: only the copies the dead rank held move, to its
  * replacement.  Survivors copy their table into the new window as in
@@ -28,8 +28,11 @@ int kv_spare_wait(kv_store *s) {
             continue;
         }
         if (s->watch_req == MPI_REQUEST_NULL) return KV_ERR_CLOSED;
-        /* An idle spare must not take a core from the members. */
-        struct timespec nap = {0, 50000};
+        /* An idle spare must not take a core from the members: it naps
+         * poll_us between tests, the members' own detection delay (50 us
+         * when poll_us is 0). */
+        long us = s->cfg.poll_us > 0 ? s->cfg.poll_us : 50;
+        struct timespec nap = {us / 1000000, (us % 1000000) * 1000};
         nanosleep(&nap, NULL);
     }
     return KV_OK;

@@ -163,7 +163,7 @@ if want ftcost; then
   echo "variant,workload,ranks,replicas,round,none_ops_per_s,variant_ops_per_s,cost" > "$f"
   stamp "$f" "BENCH=ftcost FTCOST_ROUNDS=${FTCOST_ROUNDS:-30} FTCOST_MS=${FTCOST_MS:-200} YCSB_RANKS='${YCSB_RANKS:-2 4 8}' make bench"
   for n in ${YCSB_RANKS:-2 4 8}; do
-    for v in recreate-copy recreate-inplace recreate-free; do
+    for v in $("$BIN/bench_ftcost" --variants); do
       "$ROOT/scripts/kvrun" -n "$n" --timeout 300 -- "$BIN/bench_ftcost" "$v" "$f" b "${FTCOST_ROUNDS:-30}" \
         "${FTCOST_MS:-200}" > /dev/null 2>&1 || echo "bench: bench_ftcost $v on $n ranks failed" >&2
     done
@@ -212,7 +212,7 @@ if want recovery-floor; then
   # are not kept.  A run that hangs writes no rows (recovery.csv counts
   # hangs).
   f=$OUT/recovery-floor.csv
-  echo "variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us" > "$f"
+  echo "variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us,memcpy_first_us,scan_us,exchange_us,insert_us" > "$f"
   stamp "$f" "BENCH=recovery-floor $SIZES make bench"
   scratch=$(mktemp)
   for p in $REC_PAIRS; do

@@ -20,7 +20,9 @@
  * written (wl_check_value); a wrong one aborts the run.  KV_<NAME>
  * variables set the rest of both stores' configuration (kv_config_from_env),
  * KV_POLL_US for one.
- * Usage: bench_ftcost VARIANT out.csv [workload] [rounds] [round_ms]
+ * Usage: bench_ftcost VARIANT out.csv [workload] [rounds] [round_ms];
+ * bench_ftcost --variants lists the variants it can measure (can_share),
+ * which is the list bench.sh runs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,11 @@
 #include "workload.h"
 
 enum { RECORDS = 20000, VBYTES = 64, REPLICAS = 2 };
+
+/* The variants that can share a job with none (see above). */
+static int can_share(int v) {
+    return v == KV_VARIANT_RECREATE_COPY || v == KV_VARIANT_RECREATE_INPLACE || v == KV_VARIANT_RECREATE_FREE;
+}
 
 static void die(const char *what, int rc) {
     fprintf(stderr, "bench_ftcost: %s: %s\n", what, kv_strerror(rc));
@@ -100,6 +107,11 @@ static double turn(kv_store *s, wl_gen *g, int ms, uint64_t *version) {
 }
 
 int main(int argc, char **argv) {
+    if (argc == 2 && !strcmp(argv[1], "--variants")) {  /* no MPI needed */
+        for (int v = 0; v < KV_VARIANT_COUNT_; v++)
+            if (can_share(v)) printf("%s\n", kv_variant_name((kv_variant)v));
+        return 0;
+    }
     MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -111,10 +123,10 @@ int main(int argc, char **argv) {
     const char *variant = argv[1], *wname = argc > 3 ? argv[3] : "b";
     int rounds = argc > 4 ? atoi(argv[4]) : 30, ms = argc > 5 ? atoi(argv[5]) : 200;
     int v = kv_variant_from_name(variant);
-    if (v != KV_VARIANT_RECREATE_COPY && v != KV_VARIANT_RECREATE_INPLACE && v != KV_VARIANT_RECREATE_FREE) {
+    if (!can_share(v)) {
         if (rank == 0)
-            fprintf(stderr, "bench_ftcost: variant %s cannot share a job with none (recreate-copy, "
-                            "recreate-inplace or recreate-free)\n", variant);
+            fprintf(stderr, "bench_ftcost: variant %s cannot share a job with none (bench_ftcost --variants "
+                            "lists those that can)\n", variant);
         MPI_Abort(MPI_COMM_WORLD, 64);
     }
     wl_params p;

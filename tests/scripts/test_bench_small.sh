@@ -37,12 +37,16 @@ BENCH=firsttouch bench env TOUCH_MB=8 TOUCH_ROUNDS=2
   [ "$(grep -c '^c,none,allocate,2,1,[12],[0-9.]*,' "$T/ycsb.csv")" -eq 2 ] || fail "ycsb.csv rows: $(cat "$T/ycsb.csv")"
 [ "$(grep -c '^recreate-copy,allocate,4,1000,[12],.*,no$' "$T/recovery.csv")" -eq 2 ] ||
   fail "recovery.csv rows: $(cat "$T/recovery.csv")"
-[ "$(head -1 "$T/recovery-floor.csv")" = "variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us" ] ||
+[ "$(head -1 "$T/recovery-floor.csv")" = "variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us,memcpy_first_us,scan_us,exchange_us,insert_us" ] ||
   fail "recovery-floor.csv header: $(head -1 "$T/recovery-floor.csv")"
 for ph in windows rereplicate total; do
   [ "$(grep -c "^recreate-copy,allocate,4,1000,[12],$ph,[0-9]*,[1-9][0-9]*,[0-9.]*," "$T/recovery-floor.csv")" -eq 2 ] ||
     fail "recovery-floor.csv rows of $ph: $(cat "$T/recovery-floor.csv")"
 done
+# every row has the two copies' times and re-replication's parts (its scan
+# of 1,000 pairs' slots takes some microseconds)
+awk -F, 'NR > 1 && !/^#/ && (NF != 18 || $13 < 1 || $15 < 1 || $16 < 1) {bad = 1} END {exit bad}' \
+  "$T/recovery-floor.csv" || fail "recovery-floor.csv copies or parts: $(cat "$T/recovery-floor.csv")"
 [ "$(grep -c '^recreate-[a-z]*,b,2,2,[123],[1-9][0-9]*,[1-9][0-9]*,-\?[0-9.]*$' "$T/ftcost.csv")" -eq 9 ] ||
   fail "ftcost.csv rows: $(cat "$T/ftcost.csv")"
 [ "$(grep -c '^[12],8,[0-9.]*,[0-9.]*$' "$T/firsttouch.csv")" -eq 2 ] || fail "firsttouch.csv rows: $(cat "$T/firsttouch.csv")"
