@@ -227,6 +227,8 @@ if want recovery-floor; then
   done
   rm -f "$scratch"
   python3 "$ROOT/experiments/bench/report.py" print recovery-floor --file "$f"
+  # time against pairs with the floor under it, and the slopes
+  python3 "$ROOT/analysis/fig_recovery_floor.py" "$OUT" || echo "bench: fig_recovery_floor.py failed" >&2
   echo "wrote $f"
 fi
 

@@ -30,6 +30,7 @@ import argparse
 import collections
 import csv
 import importlib.util
+import math
 import os
 import re
 import statistics
@@ -171,6 +172,49 @@ def recovery_floor():
                   "re-replication's parts (the scan of the local table with the packing, the exchange, "
                   "the inserts). Medians of the runs, 95% "
                   "bootstrap intervals in brackets; the ratio is taken per run.", ""]
+
+
+def recovery_slope():
+    """recovery-floor.csv: how recovery (total, detection excluded) grows
+    with the pairs and the ranks: per variant and rank count, the exponent
+    b of time ~ pairs^b (least squares on the logs of the medians; 1 is
+    linear) for recovery and for its floor, and the cost per 100,000
+    pairs between the smallest and largest size; per variant, the median
+    at the largest size at the fewest and the most ranks."""
+    cells = collections.defaultdict(lambda: collections.defaultdict(lambda: ([], [])))
+    for x in rows("recovery-floor.csv"):
+        if x["phase"] == "total":
+            c = cells[(x["variant"], int(x["ranks"]))][int(x["pairs"])]
+            c[0].append(float(x["recovery_us"]) / 1e3)
+            c[1].append(float(x["floor_us"]) / 1e3)
+
+    def exponent(ps, ms):
+        lx, ly = [math.log(p) for p in ps], [math.log(m) for m in ms]
+        mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+        return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+
+    body, at_largest = [], collections.defaultdict(dict)
+    for (v, n), by in sorted(cells.items()):
+        ps = sorted(by)
+        if len(ps) < 2:
+            continue
+        rec = [statistics.median(by[p][0]) for p in ps]
+        flo = [statistics.median(by[p][1]) for p in ps]
+        body.append([v, n, f"{ps[0]}-{ps[-1]}", sum(len(by[p][0]) for p in ps), f"{exponent(ps, rec):.2f}",
+                     f"{exponent(ps, flo):.2f}", f"{(rec[-1] - rec[0]) / (ps[-1] - ps[0]) * 1e5:.1f}"])
+        at_largest[v][n] = (ps[-1], rec[-1])
+    if not body:
+        return []
+    out = table(["variant", "ranks", "pairs", "runs", "recovery ~ pairs^b", "floor ~ pairs^b",
+                 "recovery per 100k pairs (ms)"], body)
+    growth = []
+    for v, by_n in sorted(at_largest.items()):
+        (n0, (p0, m0)), (n1, (p1, m1)) = min(by_n.items()), max(by_n.items())
+        if n0 != n1 and p0 == p1:
+            growth.append(f"{v} {m0:.0f} ms at {n0} ranks, {m1:.0f} ms at {n1} ({m1 / m0:.2f}x)")
+    if growth:
+        out += [f"With the ranks, at {p0} pairs: " + "; ".join(growth) + ".", ""]
+    return out
 
 
 def ycsb():
@@ -540,7 +584,7 @@ def multihost():
 
 
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
-          "recovery-floor": recovery_floor, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
+          "recovery-floor": recovery_floor, "recovery-slope": recovery_slope, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
           "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
           "provenance": provenance}
@@ -548,7 +592,7 @@ TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery
 SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
 PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recovery": "recovery.csv",
-           "recovery-floor": "recovery-floor.csv",
+           "recovery-floor": "recovery-floor.csv", "recovery-slope": "recovery-floor.csv",
            "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "firsttouch": "firsttouch.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
            "multihost": "multihost.csv", "taskapp": "taskapp.csv"}
