@@ -60,7 +60,17 @@ void kvs_encode(unsigned char *slot, uint64_t version, const void *key, uint32_t
  * remote memory; lengths are checked against the limits before use. */
 enum kvs_state kvs_decode(const unsigned char *slot, size_t have, size_t max_key,
                           size_t max_value);
-/* True when the image's key equals key/klen (image already decoded). */
+/* The header's lengths are within the limits and consistent (a tombstone
+ * has no value): the key and value may be read, not yet trusted.  The
+ * first test kvs_decode makes of a used slot; a scan of the local table
+ * uses it to look at a key before paying for its check word. */
+static inline bool kvs_lengths_ok(const kvs_hdr *h, size_t max_key, size_t max_value) {
+    uint32_t klen = h->klen & ~KVS_TOMB;
+    return klen != 0 && klen <= max_key && h->vlen <= max_value &&
+           !((h->klen & KVS_TOMB) && h->vlen != 0);
+}
+/* True when the image's key equals key/klen (its key length, at most
+ * max_key, already checked). */
 bool kvs_key_is(const unsigned char *slot, const void *key, size_t klen);
 static inline const kvs_hdr *kvs_hdr_of(const unsigned char *slot) {
     return (const kvs_hdr *)(const void *)slot;
@@ -252,12 +262,15 @@ typedef struct kvr_ctx {
     int nold;
     int *old_ids;        /* members before this recovery (placement basis) */
     int *old_node;       /* node of each id before this recovery */
+    bool old_by_node;    /* placement used the node map before (else plain) */
     bool *failed;        /* by id: holder died (cumulative over restarts) */
     uint32_t *homes;     /* union of affected homes, sorted */
     int nhomes;
     kv_recovery_times rt;
 } kvr_ctx;
-bool kvr_home_affected(const kvr_ctx *c, uint32_t home);
+/* recover.c: the union of the members' affected homes into c->homes
+ * (collective over s->comm). */
+int kvr_share_affected(kv_store *s, kvr_ctx *c);
 int kvr_cmp_u32(const void *a, const void *b);
 /* rereplicate.c: a pair in transit (re-replication exchange, checkpoint
  * files): this header, the key, the value, padded to 8 bytes. */
@@ -276,9 +289,13 @@ long long kvr_insert_all(kv_store *s, const unsigned char *data, size_t len);
 /* rereplicate.c: put-if-newer of a complete slot image into the local
  * table (true if it was a valid image; *home = its key's home slot). */
 bool kvr_apply_image(kv_store *s, const unsigned char *img, uint64_t *home);
-/* recover.c: clear every slot lock of the local table, repair what the
- * interrupted writes left (torn slots, journals of writes in progress) and
- * note the homes they touched as affected.  No MPI; `failed` by id. */
+/* recover.c: settle what the interrupted writes left in the local table
+ * (no MPI; `failed` by id): kvr_settle_journals applies the journals of
+ * writes still in progress and clears every journal, kvr_break_lock then
+ * clears one slot's lock (repairing it if torn, noting its home as
+ * affected), and kvr_break_locks does both over the whole table. */
+void kvr_settle_journals(kv_store *s, const bool *failed);
+void kvr_break_lock(kv_store *s, size_t i, const bool *failed);
 void kvr_break_locks(kv_store *s, const bool *failed);
 /* rereplicate.c: restore r copies of every pair (collective over s->comm). */
 int kvr_rereplicate(kv_store *s, kvr_ctx *c);

@@ -329,7 +329,8 @@ typedef struct kv_recovery_times {
     long long pairs_restored;
     int restarts;               /* times this recovery restarted after a new failure */
     double scan_us, exchange_us, insert_us;  /* parts of rereplicate_us: the scan of the
-                                              * local table and packing, the exchange,
+                                              * local table (clearing its locks) and
+                                              * packing, the exchange,
                                               * the inserts of what arrived */
 } kv_recovery_times;
 

@@ -9,16 +9,17 @@
  *   agree   MPIX_Comm_agree: every survivor got through the shrink; ids of
  *           failed members follow from the shrunken group (spares take
  *           them over under variant spare); a new epoch begins;
- *   windows clear every slot lock (no operation is in flight now; a lock
- *           is either a dead writer's or an interrupted one's, and the
- *           homes it guarded are remembered as "affected"), then the
- *           variant makes a window on the new communicator and disposes
- *           of the old one (kvr_windows);
- *   rereplicate  every survivor holding a pair whose replica set lost a
- *           member, or whose home is affected, pushes its copy to the other
- *           replicas of the new placement; a push writes only where the
- *           target's version is older, so the newest copy wins and an
- *           interrupted write ends up fully there or fully absent;
+ *   windows the variant makes a window on the new communicator and
+ *           disposes of the old one (kvr_windows);
+ *   rereplicate  every slot lock is cleared (no operation is in flight
+ *           now; a lock is either a dead writer's or an interrupted one's,
+ *           and the homes it guarded are remembered as "affected"), in the
+ *           same pass over the table that finds what to send; every
+ *           survivor holding a pair whose replica set lost a member, or
+ *           whose home is affected at any member, sends its copy to the
+ *           other replicas of the new placement; a copy is written only
+ *           where the target's version is older, so the newest copy wins
+ *           and an interrupted write ends up fully there or fully absent;
  *   a final agree, after which every survivor resumes.
  * A failure during any phase restarts recovery from revoke (bounded).
  */
@@ -159,35 +160,53 @@ static bool journal_in_progress(kv_store *s, int id) {
     return kvs_hdr_of(s->base + home * s->slot_size)->lock == h->lock;
 }
 
-/* Interrupted writes, dead or surviving writers alike, are settled here:
- * every lock is cleared and its slot's home noted as affected (so that
- * re-replication reconciles the replicas of that key); a slot left torn
- * becomes a version-0 tombstone, so that probe chains through it stay
- * intact and any real copy replaces it; and the journal of each write
- * still in progress is applied put-if-newer, which brings back a value
- * whose slot was torn while being overwritten in place.  Every journal is
- * then cleared: none describes a write in progress any more. */
-void kvr_break_locks(kv_store *s, const bool *failed) {
+/* Interrupted writes, dead or surviving writers alike, are settled in
+ * three steps (kvr_break_locks runs them over the whole table; recovery
+ * runs the third inside re-replication's scan, which reads every slot
+ * anyway): (1) which journals describe a write still in progress, asked
+ * before any lock is cleared; (2) each such journal is applied
+ * put-if-newer, after the locks in its key's probe window are broken,
+ * which brings back a value whose slot was torn while being overwritten
+ * in place, and every journal is cleared (none describes a write in
+ * progress any more); (3) every other lock is cleared.  A lock's slot is
+ * the home of the key its writer was writing, and is noted as affected
+ * (so that re-replication reconciles the replicas of that key); a slot
+ * left torn becomes a version-0 tombstone, so that probe chains through
+ * it stay intact and any real copy replaces it.  Only the probe window is
+ * repaired before a journal's insert, and an insert looks nowhere else,
+ * so the order of (2) and (3) changes nothing. */
+void kvr_break_lock(kv_store *s, size_t i, const bool *failed) {
+    unsigned char *slot = s->base + i * s->slot_size;
+    kvs_hdr *h = (kvs_hdr *)(void *)slot;
+    if (h->lock == 0) return;
+    int64_t owner = KVS_LOCK_OWNER(h->lock);
+    kvr_note_affected(s, (uint32_t)i);
+    if (owner >= 0 && owner < s->nids && failed[owner]) s->st.locks_broken++;
+    if (kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value) == KVS_TORN)
+        kvs_encode(slot, 0, "", 1, NULL, 0, true, s->cfg.max_key);
+    h->lock = 0;
+}
+
+void kvr_settle_journals(kv_store *s, const bool *failed) {
     if (!s->base) return;
     bool in_progress[s->nids > 0 ? s->nids : 1];
     for (int id = 0; id < s->nids; id++) in_progress[id] = journal_in_progress(s, id);
-    for (size_t i = 0; i < s->nslots; i++) {
-        unsigned char *slot = s->base + i * s->slot_size;
-        kvs_hdr *h = (kvs_hdr *)(void *)slot;
-        if (h->lock == 0) continue;
-        int64_t owner = KVS_LOCK_OWNER(h->lock);
-        kvr_note_affected(s, (uint32_t)i);
-        if (owner >= 0 && owner < s->nids && failed[owner]) s->st.locks_broken++;
-        if (kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value) == KVS_TORN)
-            kvs_encode(slot, 0, "", 1, NULL, 0, true, s->cfg.max_key);
-        h->lock = 0;
-    }
     for (int id = 0; id < s->nids; id++) {
-        uint64_t home;
-        if (in_progress[id] && kvr_apply_image(s, journal_of(s, id), &home))
-            kvr_note_affected(s, (uint32_t)home);
+        const unsigned char *j = journal_of(s, id);
+        if (in_progress[id]) {
+            uint64_t home = kvh_hash(kvs_key_of(j), KVS_KLEN(kvs_hdr_of(j)), 0) % s->nslots;
+            for (uint32_t p = 0; p < kvs_probes(s); p++)
+                kvr_break_lock(s, (home + p) % s->nslots, failed);
+            if (kvr_apply_image(s, j, &home)) kvr_note_affected(s, (uint32_t)home);
+        }
         memset(journal_of(s, id), 0, s->slot_size);
     }
+}
+
+void kvr_break_locks(kv_store *s, const bool *failed) {
+    if (!s->base) return;
+    kvr_settle_journals(s, failed);
+    for (size_t i = 0; i < s->nslots; i++) kvr_break_lock(s, i, failed);
 }
 
 int kvr_cmp_u32(const void *a, const void *b) {
@@ -195,14 +214,15 @@ int kvr_cmp_u32(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Union of every member's affected homes (collective over s->all). */
-static int kvr_share_affected(kv_store *s, kvr_ctx *c) {
-    int n = s->naffected, *counts = malloc((size_t)s->all_size * sizeof(int));
-    int *displs = malloc((size_t)s->all_size * sizeof(int));
+/* Union of every member's affected homes, sorted, each once (collective
+ * over s->comm: only members hold data or write). */
+int kvr_share_affected(kv_store *s, kvr_ctx *c) {
+    int n = s->naffected, *counts = malloc((size_t)s->size * sizeof(int));
+    int *displs = malloc((size_t)s->size * sizeof(int));
     if (!counts || !displs) { free(counts); free(displs); return KV_ERR_NOMEM; }
-    int rc = MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, s->all);
+    int rc = MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, s->comm);
     int total = 0;
-    for (int i = 0; rc == MPI_SUCCESS && i < s->all_size; i++) {
+    for (int i = 0; rc == MPI_SUCCESS && i < s->size; i++) {
         displs[i] = total;
         total += counts[i];
     }
@@ -210,18 +230,17 @@ static int kvr_share_affected(kv_store *s, kvr_ctx *c) {
     c->homes = malloc((size_t)(total ? total : 1) * sizeof(uint32_t));
     if (rc == MPI_SUCCESS && c->homes)
         rc = MPI_Allgatherv(s->affected, n, MPI_UINT32_T, c->homes, counts, displs, MPI_UINT32_T,
-                            s->all);
+                            s->comm);
     free(counts);
     free(displs);
     if (!c->homes) return KV_ERR_NOMEM;
     if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     qsort(c->homes, (size_t)total, sizeof(uint32_t), kvr_cmp_u32);
-    c->nhomes = total;
+    int u = 0;
+    for (int i = 0; i < total; i++)
+        if (u == 0 || c->homes[i] != c->homes[u - 1]) c->homes[u++] = c->homes[i];
+    c->nhomes = u;
     return KV_OK;
-}
-
-bool kvr_home_affected(const kvr_ctx *c, uint32_t home) {
-    return c->nhomes && bsearch(&home, c->homes, (size_t)c->nhomes, sizeof home, kvr_cmp_u32);
 }
 
 /* Did every member get here with ok?  Collective over s->comm: KV_OK when
@@ -325,10 +344,6 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     if (rc) return rc;
     int64_t t = kv_clock_ns();
     rc = kvr_membership(s, c);
-    if (rc == KV_OK) {
-        kvr_break_locks(s, c->failed);
-        rc = kvr_share_affected(s, c);
-    }
     c->rt.agree_us += us_since(t);
     if (rc) return rc;
     /* New watchdog before any RMA, so pushes notice a second failure. */
@@ -381,6 +396,7 @@ int kvr_recover(kv_store *s) {
     memcpy(c.old_ids, s->live_ids, (size_t)s->size * sizeof(int));
     memcpy(c.old_node, s->node_of_id, (size_t)s->nids * sizeof(int));
     c.nold = s->size;
+    c.old_by_node = s->place_by_node;
     int rc = KV_ERR_INTERRUPTED;
     for (int attempt = 0; attempt < KVR_MAX_RESTARTS && rc == KV_ERR_INTERRUPTED; attempt++) {
         c.rt.restarts = attempt;

@@ -2,20 +2,26 @@
  * rereplicate.c -- restoring r copies of every pair after a failure.
  *
  * Runs inside recovery, when no operation is in flight anywhere, so it
- * needs neither RMA nor slot locks: every survivor scans its own table once
- * and, for each pair whose old replica set lost a member (or whose home is
- * "affected" by an interrupted write), packs the pair for every other
- * member of its new replica set.  One MPI_Alltoallv moves all packs; each
- * member then inserts what it received into its own table with
- * put-if-newer semantics (a copy replaces only an older version of the
- * same key), so the newest copy wins wherever copies disagree and a rerun
- * after a restarted recovery changes nothing.  Cost: one pass over the
- * local table plus one exchange, instead of a locked RMA write per pair.
- * The three parts are timed apart (scan_us, exchange_us, insert_us of
- * kv_recovery_times; the exchange includes gathering the packs).
+ * needs neither RMA nor slot locks.  Every survivor first settles the
+ * journals of interrupted writes, then scans its own table once: the
+ * pass clears each slot lock it meets (the slot's home becomes
+ * "affected", recover.c) and packs each pair whose old replica set lost a
+ * member for every other member of its new replica set.  The members
+ * then share their affected homes, and each packs the pairs at those
+ * homes that the scan did not (a probe window per home, a handful of
+ * slots).  The packs go point to point; each member inserts what it
+ * receives into its own table with put-if-newer semantics (a copy
+ * replaces only an older version of the same key), so the newest copy
+ * wins wherever copies disagree and a rerun after a restarted recovery
+ * changes nothing.  Cost: one pass over the local table plus one
+ * exchange, instead of a locked RMA write per pair.  The three parts are
+ * timed apart (scan_us, exchange_us, insert_us of kv_recovery_times; the
+ * scan includes the journals, the exchange the affected homes, whose
+ * sharing waits for the slowest scan, and the counts).
  */
 #include "kv_internal.h"
 
+#include <mpi-ext.h>
 #include <stdlib.h>
 
 typedef struct kvr_buf {
@@ -46,28 +52,61 @@ static int buf_add(kvr_buf *b, const kvs_hdr *h, const unsigned char *key, const
     return KV_OK;
 }
 
-/* Which members need this local pair; packs it for each of them. */
-static int pack_pair(kv_store *s, kvr_ctx *c, const unsigned char *slot, kvr_buf *bufs) {
-    enum kvs_state st = kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value);
-    if (st != KVS_LIVE && st != KVS_DELETED) return KV_OK;
+/* Did the members only lose some of their number?  The survivors are
+ * the old members in the same order, on the same nodes, with as many
+ * copies per pair: then a replica set none of whose holders failed is
+ * the new set too (placement is greedy by score, and removing members it
+ * did not pick changes none of its picks), and the scan need not place a
+ * pair a second time to know it stays. */
+static bool only_removed(const kv_store *s, const kvr_ctx *c) {
+    int r = s->cfg.replicas;
+    if ((r < c->nold ? r : c->nold) != (r < s->size ? r : s->size)) return false;
+    int j = 0;
+    for (int i = 0; i < s->size; i++) {
+        int id = s->live_ids[i];
+        while (j < c->nold && c->old_ids[j] != id) j++;
+        if (j == c->nold || s->node_of_id[id] != c->old_node[id]) return false;
+    }
+    return true;
+}
+
+/* Which members need this local pair; packs it for each of them.  The
+ * check word, the dearest part, is verified only for the pairs that move:
+ * the decision needs the key alone, whose length is checked first, and a
+ * torn slot that seems to move is caught before it is packed. */
+enum pass { SCAN, AFFECTED };
+
+/* In the SCAN, the pairs whose holders changed; at an AFFECTED home, the
+ * others (those the scan left), so that no pair is packed twice. */
+static int pack_pair(kv_store *s, kvr_ctx *c, enum pass pass, bool removed_only,
+                     const unsigned char *slot, kvr_buf *bufs) {
     const kvs_hdr *h = kvs_hdr_of(slot);
-    if (h->version == 0) return KV_OK;  /* placeholder of a broken write */
+    /* version 0: empty, or the placeholder of a broken write */
+    if (h->version == 0 || !kvs_lengths_ok(h, s->cfg.max_key, s->cfg.max_value)) return KV_OK;
     uint64_t kh = kvh_hash(kvs_key_of(slot), KVS_KLEN(h), 0);
     int r = s->cfg.replicas, oldset[16], newset[16];
     int nr_old = r < c->nold ? r : c->nold;
-    kvh_place(kh, c->old_ids, c->nold, nr_old, c->old_node, oldset);
-    int nr_new = kvh_replicas(s, kh, newset);
+    kvh_place(kh, c->old_ids, c->nold, nr_old, c->old_by_node ? c->old_node : NULL, oldset);
     /* The pair moves when a holder died (under variant spare its id lives
      * on, at a replacement with an empty table) or its replica set
      * changed (the node map moved it: a replacement on another node). */
-    bool mine = false, changed = nr_new != nr_old;
+    bool mine = false, changed = false;
     for (int i = 0; i < nr_old; i++) {
         mine |= oldset[i] == s->my_id;
+        changed |= c->failed[oldset[i]];
+    }
+    if (!mine) return KV_OK;
+    if (pass == SCAN && !changed && removed_only) return KV_OK;
+    int nr_new = kvh_replicas(s, kh, newset);
+    changed |= nr_new != nr_old;
+    for (int i = 0; i < nr_old; i++) {
         bool kept = false;
         for (int j = 0; j < nr_new; j++) kept |= newset[j] == oldset[i];
-        changed |= !kept || c->failed[oldset[i]];
+        changed |= !kept;
     }
-    if (!mine || (!changed && !kvr_home_affected(c, (uint32_t)(kh % s->nslots)))) return KV_OK;
+    if (changed != (pass == SCAN)) return KV_OK;
+    enum kvs_state st = kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value);
+    if (st != KVS_LIVE && st != KVS_DELETED) return KV_OK;
     for (int i = 0; i < nr_new; i++) {
         if (newset[i] == s->my_id) continue;
         int rc = buf_add(&bufs[s->rank_of_id[newset[i]]], h, kvs_key_of(slot),
@@ -85,24 +124,30 @@ static int pack_pair(kv_store *s, kvr_ctx *c, const unsigned char *slot, kvr_buf
  * order of the exchange is arbitrary) cannot bring the key back.  For the
  * same reason a received pair never takes the slot of another key's
  * tombstone, whose own older copies may still be on their way; only empty
- * slots and the version-0 placeholders of torn slots are free here. */
-void kvr_insert_local(kv_store *s, const kvr_rec *r, const unsigned char *key,
-                      const unsigned char *val) {
+ * slots and the version-0 placeholders of torn slots are free here.  A
+ * probed slot's check word is verified only when its key is this one or
+ * its version is 0 (a placeholder, or torn): a slot holding another key,
+ * torn or not, is passed over either way. */
+static void insert_at(kv_store *s, const kvr_rec *r, const unsigned char *key,
+                      const unsigned char *val, uint64_t kh) {
     uint32_t klen = r->klen & ~KVS_TOMB;
-    uint64_t kh = kvh_hash(key, klen, 0);
     uint32_t probes = kvs_probes(s);
     unsigned char *target = NULL;
     for (uint32_t p = 0; p < probes; p++) {
         unsigned char *slot = s->base + ((kh + p) % s->nslots) * s->slot_size;
+        const kvs_hdr *h = kvs_hdr_of(slot);
+        if (h->version == 0 && h->klen == 0 && h->vlen == 0 && h->check == 0) {  /* empty */
+            if (!target) target = slot;
+            break;
+        }
+        if (h->version != 0 && !kvs_key_is(slot, key, klen)) continue;
         enum kvs_state st = kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value);
         if ((st == KVS_LIVE || st == KVS_DELETED) && kvs_key_is(slot, key, klen)) {
-            if (kvs_hdr_of(slot)->version >= r->version) return;  /* ours is as new */
+            if (h->version >= r->version) return;  /* ours is as new */
             target = slot;
             break;
         }
-        bool placeholder = st == KVS_DELETED && kvs_hdr_of(slot)->version == 0;
-        if ((st == KVS_EMPTY || placeholder) && !target) target = slot;
-        if (st == KVS_EMPTY) break;
+        if (st == KVS_DELETED && h->version == 0 && !target) target = slot;  /* placeholder */
     }
     if (!target) {
         s->st.restore_full++;  /* no room within max_probe: the copy is lost here */
@@ -111,6 +156,11 @@ void kvr_insert_local(kv_store *s, const kvr_rec *r, const unsigned char *key,
     uint64_t lock = kvs_hdr_of(target)->lock;
     kvs_encode(target, r->version, key, klen, val, r->vlen, (r->klen & KVS_TOMB) != 0, s->cfg.max_key);
     ((kvs_hdr *)(void *)target)->lock = lock;
+}
+
+void kvr_insert_local(kv_store *s, const kvr_rec *r, const unsigned char *key,
+                      const unsigned char *val) {
+    insert_at(s, r, key, val, kvh_hash(key, r->klen & ~KVS_TOMB, 0));
 }
 
 bool kvr_apply_image(kv_store *s, const unsigned char *img, uint64_t *home) {
@@ -123,62 +173,133 @@ bool kvr_apply_image(kv_store *s, const unsigned char *img, uint64_t *home) {
     return true;
 }
 
-long long kvr_insert_all(kv_store *s, const unsigned char *data, size_t len) {
-    size_t off = 0;
-    long long n = 0;
-    while (off < len) {
-        kvr_rec r;
-        if (len - off < sizeof r) return -1;
-        memcpy(&r, data + off, sizeof r);
-        uint32_t klen = r.klen & ~KVS_TOMB;
-        if (klen == 0 || klen > s->cfg.max_key || r.vlen > s->cfg.max_value ||
-            ((r.klen & KVS_TOMB) && r.vlen) || kvr_rec_size(r.klen, r.vlen) > len - off)
-            return -1;  /* malformed: the rest is not trusted */
-        const unsigned char *key = data + off + sizeof r;
-        kvr_insert_local(s, &r, key, key + klen);
-        off += kvr_rec_size(r.klen, r.vlen);
-        n++;
-    }
-    return n;
+/* The records arrive in no useful order, so each insert's home slot is a
+ * cache (and TLB) miss in a table of hundreds of megabytes.  The stream is
+ * walked twice, KVR_AHEAD records apart: the leading walk checks a record,
+ * hashes its key and prefetches its home; the trailing one inserts the
+ * record the leading walk reached KVR_AHEAD records before, its home by
+ * then on its way to the cache. */
+enum { KVR_AHEAD = 16 };
+
+/* The record at data + off, checked against the limits and the bytes
+ * left; false when malformed. */
+static bool rec_at(const kv_store *s, const unsigned char *data, size_t len, size_t off, kvr_rec *r) {
+    if (len - off < sizeof *r) return false;
+    memcpy(r, data + off, sizeof *r);
+    uint32_t klen = r->klen & ~KVS_TOMB;
+    return klen != 0 && klen <= s->cfg.max_key && r->vlen <= s->cfg.max_value &&
+           !((r->klen & KVS_TOMB) && r->vlen) && kvr_rec_size(r->klen, r->vlen) <= len - off;
 }
 
-/* Exchange the packs (counts, then bytes) and insert what arrived. */
+long long kvr_insert_all(kv_store *s, const unsigned char *data, size_t len) {
+    struct { size_t off; uint64_t kh; } ring[KVR_AHEAD];
+    size_t lead = 0;
+    long long n = 0, led = 0;
+    bool bad = false;  /* the leading walk met a malformed record: the rest is not trusted */
+    for (;;) {
+        if (led - n < KVR_AHEAD && lead < len && !bad) {  /* the leading walk: one record further */
+            kvr_rec r;
+            if (!rec_at(s, data, len, lead, &r)) {
+                bad = true;
+                continue;
+            }
+            uint64_t kh = kvh_hash(data + lead + sizeof r, r.klen & ~KVS_TOMB, 0);
+            __builtin_prefetch(s->base + (kh % s->nslots) * s->slot_size, 1);
+            ring[led % KVR_AHEAD].off = lead;
+            ring[led % KVR_AHEAD].kh = kh;
+            led++;
+            lead += kvr_rec_size(r.klen, r.vlen);
+            continue;
+        }
+        if (n == led) return bad ? -1 : n;  /* the records before a malformed one are in */
+        size_t off = ring[n % KVR_AHEAD].off;
+        kvr_rec r;
+        memcpy(&r, data + off, sizeof r);
+        const unsigned char *key = data + off + sizeof r;
+        insert_at(s, &r, key, key + (r.klen & ~KVS_TOMB), ring[n % KVR_AHEAD].kh);
+        n++;
+    }
+}
+
+/* Exchange the packs and insert what arrived.  The counts go by one
+ * MPI_Alltoall (which also waits for the slowest scan); the packs then go
+ * point to point, each straight from its buffer (no copy into one send
+ * buffer), and each arrival is inserted while the others are still on
+ * their way.  On an error every request left is ended by revoking the
+ * communicator before its buffer is freed (after a revoke every pending
+ * operation on it completes). */
+enum { KVR_TAG = 7 };  /* the store's only point-to-point traffic on its member comm */
+
 static int exchange(kv_store *s, kvr_ctx *c, kvr_buf *bufs) {
-    int n = s->size, rc = KV_ERR_NOMEM;
+    int n = s->size, me = s->rank, rc = KV_ERR_NOMEM, nreq = 0;
     int64_t t0 = kv_clock_ns();
     int *sc = calloc((size_t)n, sizeof(int)), *rcn = calloc((size_t)n, sizeof(int));
-    int *sd = calloc((size_t)n, sizeof(int)), *rd = calloc((size_t)n, sizeof(int));
-    unsigned char *sendb = NULL, *recvb = NULL;
-    size_t stot = 0, rtot = 0;
-    if (!sc || !rcn || !sd || !rd) goto out;
+    int *from = calloc((size_t)n, sizeof(int));
+    MPI_Request *req = malloc((size_t)(2 * n + 1) * sizeof *req);
+    unsigned char **recvb = calloc((size_t)n, sizeof *recvb);
+    double insert_us = 0;
+    if (!sc || !rcn || !from || !req || !recvb) goto out;
     for (int i = 0; i < n; i++) {
-        if (bufs[i].len > (size_t)1 << 30) { rc = KV_ERR_NOMEM; goto out; }  /* int counts */
+        if (bufs[i].len > INT32_MAX) goto out;  /* int counts */
         sc[i] = (int)bufs[i].len;
-        sd[i] = (int)stot;
-        stot += bufs[i].len;
     }
     rc = kvw_status(s, MPI_Alltoall(sc, 1, MPI_INT, rcn, 1, MPI_INT, s->comm));
     if (rc) goto out;
     KVR_POINT("exchange");
-    for (int i = 0; i < n; i++) {
-        rd[i] = (int)rtot;
-        rtot += (size_t)rcn[i];
-    }
     rc = KV_ERR_NOMEM;
-    sendb = malloc(stot + 1);
-    recvb = malloc(rtot + 1);
-    if (!sendb || !recvb || stot > INT32_MAX || rtot > INT32_MAX) goto out;
-    for (int i = 0; i < n; i++)
-        if (bufs[i].len) memcpy(sendb + sd[i], bufs[i].data, bufs[i].len);  /* data NULL when empty */
-    rc = kvw_status(s, MPI_Alltoallv(sendb, sc, sd, MPI_BYTE, recvb, rcn, rd, MPI_BYTE, s->comm));
-    int64_t t1 = kv_clock_ns();
-    c->rt.exchange_us += (double)(t1 - t0) / 1e3;
-    if (rc == KV_OK) KVR_POINT("insert");
-    if (rc == KV_OK && kvr_insert_all(s, recvb, rtot) < 0) rc = KV_ERR_CORRUPT;
-    c->rt.insert_us += (double)(kv_clock_ns() - t1) / 1e3;
+    int nrecv = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == me || !rcn[i]) continue;
+        if (!(recvb[i] = malloc((size_t)rcn[i]))) goto out;
+        from[nrecv++] = i;
+    }
+    rc = KV_OK;
+    for (int k = 0; k < nrecv && rc == KV_OK; k++, nreq++)
+        rc = kvw_status(s, MPI_Irecv(recvb[from[k]], rcn[from[k]], MPI_BYTE, from[k], KVR_TAG,
+                                     s->comm, &req[nreq]));
+    for (int i = 0; i < n && rc == KV_OK; i++) {
+        if (i == me || !sc[i]) continue;
+        rc = kvw_status(s, MPI_Isend(bufs[i].data, sc[i], MPI_BYTE, i, KVR_TAG, s->comm, &req[nreq]));
+        if (rc == KV_OK) nreq++;
+    }
+    for (int left = nrecv; rc == KV_OK && left > 0; left--) {  /* the receives are req[0..nrecv) */
+        int k;
+        rc = kvw_status(s, MPI_Waitany(nrecv, req, &k, MPI_STATUS_IGNORE));
+        if (rc) break;
+        int64_t w1 = kv_clock_ns();
+        if (left == nrecv) KVR_POINT("insert");
+        if (kvr_insert_all(s, recvb[from[k]], (size_t)rcn[from[k]]) < 0) rc = KV_ERR_CORRUPT;
+        insert_us += (double)(kv_clock_ns() - w1) / 1e3;
+    }
+    if (rc == KV_OK) rc = kvw_status(s, MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
 out:
-    free(sc); free(rcn); free(sd); free(rd); free(sendb); free(recvb);
+    if (rc && nreq) {  /* end what is still pending before its buffer goes */
+        MPIX_Comm_revoke(s->comm);
+        MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    }
+    /* The exchange's time is all but the inserts; both are maxima later. */
+    c->rt.insert_us += insert_us;
+    c->rt.exchange_us += (double)(kv_clock_ns() - t0) / 1e3 - insert_us;
+    for (int i = 0; recvb && i < n; i++) free(recvb[i]);
+    free(sc); free(rcn); free(from); free(req); free(recvb);
     return rc;
+}
+
+/* The pairs at the affected homes that the scan left: each home's probe
+ * window, the pairs whose key has that home. */
+static int pack_affected(kv_store *s, kvr_ctx *c, kvr_buf *bufs) {
+    for (int k = 0; k < c->nhomes; k++) {
+        for (uint32_t p = 0; p < kvs_probes(s); p++) {
+            const unsigned char *slot = s->base + ((c->homes[k] + p) % s->nslots) * s->slot_size;
+            const kvs_hdr *h = kvs_hdr_of(slot);
+            if (h->version == 0 || !kvs_lengths_ok(h, s->cfg.max_key, s->cfg.max_value) ||
+                kvh_hash(kvs_key_of(slot), KVS_KLEN(h), 0) % s->nslots != c->homes[k])
+                continue;
+            int rc = pack_pair(s, c, AFFECTED, false, slot, bufs);
+            if (rc) return rc;
+        }
+    }
+    return KV_OK;
 }
 
 int kvr_rereplicate(kv_store *s, kvr_ctx *c) {
@@ -187,12 +308,18 @@ int kvr_rereplicate(kv_store *s, kvr_ctx *c) {
     int rc = KV_OK;
     KVR_POINT("rereplicate");
     int64_t t0 = kv_clock_ns();
+    kvr_settle_journals(s, c->failed);
+    bool removed_only = only_removed(s, c);
     for (size_t i = 0; i < s->nslots && rc == KV_OK; i++) {
-        const unsigned char *slot = s->base + i * s->slot_size;
-        if (kvs_hdr_of(slot)->version == 0 && kvs_hdr_of(slot)->klen == 0) continue;  /* empty */
-        rc = pack_pair(s, c, slot, bufs);
+        unsigned char *slot = s->base + i * s->slot_size;
+        if (kvs_hdr_of(slot)->lock) kvr_break_lock(s, i, c->failed);
+        rc = pack_pair(s, c, SCAN, removed_only, slot, bufs);
     }
-    c->rt.scan_us += (double)(kv_clock_ns() - t0) / 1e3;
+    int64_t t1 = kv_clock_ns();
+    c->rt.scan_us += (double)(t1 - t0) / 1e3;
+    if (rc == KV_OK) rc = kvr_share_affected(s, c);
+    if (rc == KV_OK) rc = pack_affected(s, c, bufs);
+    c->rt.exchange_us += (double)(kv_clock_ns() - t1) / 1e3;
     if (rc == KV_OK) rc = exchange(s, c, bufs);
     for (int i = 0; i < s->size; i++) free(bufs[i].data);
     free(bufs);

@@ -178,10 +178,8 @@ enum kvs_state kvs_decode(const unsigned char *slot, size_t have, size_t max_key
     kvs_hdr h;
     memcpy(&h, slot, KVS_HDR_SIZE);
     if (h.version == 0 && h.klen == 0 && h.vlen == 0 && h.check == 0) return KVS_EMPTY;
-    uint32_t klen = h.klen & ~KVS_TOMB;
+    if (!kvs_lengths_ok(&h, max_key, max_value)) return KVS_TORN;
     bool tomb = (h.klen & KVS_TOMB) != 0;
-    if (klen == 0 || klen > max_key || h.vlen > max_value || (tomb && h.vlen != 0))
-        return KVS_TORN;
     if (KVS_HDR_SIZE + max_key + h.vlen > have) return KVS_SHORT;
     if (h.check != check(h.version, h.klen, h.vlen, slot + KVS_HDR_SIZE, slot + KVS_HDR_SIZE + max_key))
         return KVS_TORN;

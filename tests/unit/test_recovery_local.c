@@ -8,7 +8,9 @@
  * key's tombstone; a journal counts only while its write still holds the
  * key's home slot (a stale one does not bring a deleted key back); a slot
  * torn by a writer that survived is repaired from its journal; a torn slot
- * without a journal becomes a placeholder that any copy replaces.
+ * without a journal becomes a placeholder that any copy replaces; a
+ * stream of copies ends at its first malformed record, everything before
+ * it inserted.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,18 +23,20 @@
 
 enum { NSLOTS = 16, NIDS = 3, MK = 16, MV = 32 };
 
-static kv_store *store(void) {
+static kv_store *store_sized(size_t nslots) {
     kv_store *s = calloc(1, sizeof *s);
     kv_config_default(&s->cfg);
     s->cfg.max_key = MK;
     s->cfg.max_value = MV;
     s->cfg.max_probe = 8;
-    s->nslots = NSLOTS;
+    s->nslots = nslots;
     s->nids = NIDS;
     s->slot_size = kvs_slot_size(MK, MV);
-    s->base = calloc(NSLOTS + NIDS, s->slot_size);  /* table, then one journal per id */
+    s->base = calloc(nslots + NIDS, s->slot_size);  /* table, then one journal per id */
     return s;
 }
+
+static kv_store *store(void) { return store_sized(NSLOTS); }
 
 static void store_free(kv_store *s) {
     free(s->base);
@@ -53,8 +57,8 @@ static void insert(kv_store *s, const char *k, const char *v, uint64_t version) 
 
 /* State and version of key k in the local table (KVS_EMPTY if absent). */
 static enum kvs_state find(kv_store *s, const char *k, uint64_t *version, const char **val) {
-    for (uint32_t p = 0; p < NSLOTS; p++) {
-        unsigned char *sl = slot_at(s, (home_of(s, k) + p) % NSLOTS);
+    for (uint32_t p = 0; p < s->nslots; p++) {
+        unsigned char *sl = slot_at(s, (home_of(s, k) + p) % s->nslots);
         enum kvs_state st = kvs_decode(sl, s->slot_size, MK, MV);
         if ((st == KVS_LIVE || st == KVS_DELETED) && kvs_key_is(sl, k, strlen(k))) {
             if (version) *version = kvs_hdr_of(sl)->version;
@@ -187,6 +191,37 @@ static void test_torn_slot_without_journal_is_placeholder(void **st) {
     store_free(s);
 }
 
+/* A stream of records is inserted a window of records behind the walk
+ * that checks them: a malformed record still ends the stream with -1,
+ * with every record before it inserted and none after. */
+static void test_stream_stops_at_malformed_record(void **st) {
+    (void)st;
+    enum { N = 40, BAD = 30 };
+    kv_store *s = store_sized(1024);
+    unsigned char data[N * 64] = {0};
+    size_t len = 0;
+    char k[MK], v[MV];
+    for (int i = 0; i < N; i++) {
+        snprintf(k, sizeof k, "key-%d", i);
+        snprintf(v, sizeof v, "value-%d", i);
+        kvr_rec r = {1, (uint32_t)strlen(k), i == BAD ? MV + 1 : (uint32_t)strlen(v)};
+        memcpy(data + len, &r, sizeof r);
+        memcpy(data + len + sizeof r, k, strlen(k));
+        memcpy(data + len + sizeof r + strlen(k), v, strlen(v));
+        len += kvr_rec_size((uint32_t)strlen(k), (uint32_t)strlen(v));
+    }
+    assert_int_equal(kvr_insert_all(s, data, len), -1);
+    for (int i = 0; i < N; i++) {
+        snprintf(k, sizeof k, "key-%d", i);
+        snprintf(v, sizeof v, "value-%d", i);
+        const char *got = NULL;
+        assert_int_equal(find(s, k, NULL, &got), i < BAD ? KVS_LIVE : KVS_EMPTY);
+        if (i < BAD) assert_memory_equal(got, v, strlen(v));
+    }
+    assert_int_equal(kvr_insert_all(s, data, kvr_rec_size(5, 7)), 1);  /* key-0 alone: well formed */
+    store_free(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tombstone_then_older_copy),
@@ -195,6 +230,7 @@ int main(void) {
         cmocka_unit_test(test_stale_journal_ignored),
         cmocka_unit_test(test_surviving_writer_torn_slot_repaired),
         cmocka_unit_test(test_torn_slot_without_journal_is_placeholder),
+        cmocka_unit_test(test_stream_stops_at_malformed_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
