@@ -93,6 +93,20 @@ int kvw_status(kv_store *s, int rc) {
     return KV_ERR_MPI;
 }
 
+void kvw_nap(const kv_store *s) {
+    long us = s->cfg.poll_us > 0 ? s->cfg.poll_us : 50;
+    struct timespec nap = {us / 1000000, (us % 1000000) * 1000};
+    nanosleep(&nap, NULL);
+}
+
+int kvw_wait(kv_store *s, MPI_Request *req) {
+    for (;;) {
+        int done = 0, rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || done) return kvw_status(s, rc);
+        kvw_nap(s);
+    }
+}
+
 #define KVW_MAX_EVERY 65536
 
 void kvw_pace(kv_store *s) {

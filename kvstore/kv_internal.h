@@ -256,6 +256,13 @@ bool kvw_is_ft_error(int mpi_err);
  * an MPI call on the store's communicators or window (see detect.c). */
 int kvw_status(kv_store *s, int mpi_rc);
 void kvw_alarm(kv_store *s);
+/* A process with nothing to do but wait naps between tests, so that on a
+ * node with more ranks than cores it leaves its core to those still
+ * working: kvw_nap sleeps poll_us, the members' own detection delay (50 us
+ * when poll_us is 0); kvw_wait completes a request that way (an idle
+ * spare's wait, a survivor waiting in recovery for the slowest one). */
+void kvw_nap(const kv_store *s);
+int kvw_wait(kv_store *s, MPI_Request *req);
 
 /* recover.c: state carried across restarts of one recovery. */
 typedef struct kvr_ctx {

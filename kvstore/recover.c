@@ -220,15 +220,20 @@ int kvr_share_affected(kv_store *s, kvr_ctx *c) {
     int n = s->naffected, *counts = malloc((size_t)s->size * sizeof(int));
     int *displs = malloc((size_t)s->size * sizeof(int));
     if (!counts || !displs) { free(counts); free(displs); return KV_ERR_NOMEM; }
-    int rc = MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, s->comm);
+    /* The first collective after the scan: the members that are done wait
+     * here for the slowest, napping (kvw_wait) rather than spinning. */
+    MPI_Request req;
+    int rc = kvw_status(s, MPI_Iallgather(&n, 1, MPI_INT, counts, 1, MPI_INT, s->comm, &req));
+    if (rc == KV_OK) rc = kvw_wait(s, &req);
+    if (rc != KV_OK) { free(counts); free(displs); return rc; }
     int total = 0;
-    for (int i = 0; rc == MPI_SUCCESS && i < s->size; i++) {
+    for (int i = 0; i < s->size; i++) {
         displs[i] = total;
         total += counts[i];
     }
     free(c->homes);
     c->homes = malloc((size_t)(total ? total : 1) * sizeof(uint32_t));
-    if (rc == MPI_SUCCESS && c->homes)
+    if (c->homes)
         rc = MPI_Allgatherv(s->affected, n, MPI_UINT32_T, c->homes, counts, displs, MPI_UINT32_T,
                             s->comm);
     free(counts);

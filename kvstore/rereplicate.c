@@ -262,12 +262,12 @@ static int exchange(kv_store *s, kvr_ctx *c, kvr_buf *bufs) {
         rc = kvw_status(s, MPI_Isend(bufs[i].data, sc[i], MPI_BYTE, i, KVR_TAG, s->comm, &req[nreq]));
         if (rc == KV_OK) nreq++;
     }
+    if (rc == KV_OK) KVR_POINT("insert");
     for (int left = nrecv; rc == KV_OK && left > 0; left--) {  /* the receives are req[0..nrecv) */
         int k;
         rc = kvw_status(s, MPI_Waitany(nrecv, req, &k, MPI_STATUS_IGNORE));
         if (rc) break;
         int64_t w1 = kv_clock_ns();
-        if (left == nrecv) KVR_POINT("insert");
         if (kvr_insert_all(s, recvb[from[k]], (size_t)rcn[from[k]]) < 0) rc = KV_ERR_CORRUPT;
         insert_us += (double)(kv_clock_ns() - w1) / 1e3;
     }

@@ -28,12 +28,7 @@ int kv_spare_wait(kv_store *s) {
             continue;
         }
         if (s->watch_req == MPI_REQUEST_NULL) return KV_ERR_CLOSED;
-        /* An idle spare must not take a core from the members: it naps
-         * poll_us between tests, the members' own detection delay (50 us
-         * when poll_us is 0). */
-        long us = s->cfg.poll_us > 0 ? s->cfg.poll_us : 50;
-        struct timespec nap = {us / 1000000, (us % 1000000) * 1000};
-        nanosleep(&nap, NULL);
+        kvw_nap(s);  /* an idle spare must not take a core from the members */
     }
     return KV_OK;
 }
