@@ -60,14 +60,14 @@ void kvs_encode(unsigned char *slot, uint64_t version, const void *key, uint32_t
  * remote memory; lengths are checked against the limits before use. */
 enum kvs_state kvs_decode(const unsigned char *slot, size_t have, size_t max_key,
                           size_t max_value);
-/* The header's lengths are within the limits and consistent (a tombstone
- * has no value): the key and value may be read, not yet trusted.  The
- * first test kvs_decode makes of a used slot; a scan of the local table
+/* A key length (with its tombstone bit) and a value length are within the
+ * limits and consistent (a tombstone has no value): the key and value may
+ * be read, not yet trusted.  The first test kvs_decode makes of a used
+ * slot, and of a record in transit (kvr_rec); a scan of the local table
  * uses it to look at a key before paying for its check word. */
-static inline bool kvs_lengths_ok(const kvs_hdr *h, size_t max_key, size_t max_value) {
-    uint32_t klen = h->klen & ~KVS_TOMB;
-    return klen != 0 && klen <= max_key && h->vlen <= max_value &&
-           !((h->klen & KVS_TOMB) && h->vlen != 0);
+static inline bool kvs_lengths_ok(uint32_t klen, uint32_t vlen, size_t max_key, size_t max_value) {
+    uint32_t n = klen & ~KVS_TOMB;
+    return n != 0 && n <= max_key && vlen <= max_value && !((klen & KVS_TOMB) && vlen != 0);
 }
 /* True when the image's key equals key/klen (its key length, at most
  * max_key, already checked). */

@@ -70,20 +70,23 @@ static bool only_removed(const kv_store *s, const kvr_ctx *c) {
     return true;
 }
 
-/* Which members need this local pair; packs it for each of them.  The
- * check word, the dearest part, is verified only for the pairs that move:
- * the decision needs the key alone, whose length is checked first, and a
- * torn slot that seems to move is caught before it is packed. */
 enum pass { SCAN, AFFECTED };
 
-/* In the SCAN, the pairs whose holders changed; at an AFFECTED home, the
- * others (those the scan left), so that no pair is packed twice. */
+/* Which members need this local pair; packs it for each of them.  In the
+ * SCAN, the pairs whose holders changed; at an AFFECTED home (`home`,
+ * unused in the scan), the pairs of that home the scan left, so that no
+ * pair is packed twice.  The check word, the dearest part, is verified
+ * only for the pairs that are packed: the decision needs the key alone,
+ * whose length is checked first, and a torn slot that seems to move is
+ * caught before it is packed. */
 static int pack_pair(kv_store *s, kvr_ctx *c, enum pass pass, bool removed_only,
-                     const unsigned char *slot, kvr_buf *bufs) {
+                     const unsigned char *slot, uint64_t home, kvr_buf *bufs) {
     const kvs_hdr *h = kvs_hdr_of(slot);
     /* version 0: empty, or the placeholder of a broken write */
-    if (h->version == 0 || !kvs_lengths_ok(h, s->cfg.max_key, s->cfg.max_value)) return KV_OK;
+    if (h->version == 0 || !kvs_lengths_ok(h->klen, h->vlen, s->cfg.max_key, s->cfg.max_value))
+        return KV_OK;
     uint64_t kh = kvh_hash(kvs_key_of(slot), KVS_KLEN(h), 0);
+    if (pass == AFFECTED && kh % s->nslots != home) return KV_OK;
     int r = s->cfg.replicas, oldset[16], newset[16];
     int nr_old = r < c->nold ? r : c->nold;
     kvh_place(kh, c->old_ids, c->nold, nr_old, c->old_by_node ? c->old_node : NULL, oldset);
@@ -186,9 +189,8 @@ enum { KVR_AHEAD = 16 };
 static bool rec_at(const kv_store *s, const unsigned char *data, size_t len, size_t off, kvr_rec *r) {
     if (len - off < sizeof *r) return false;
     memcpy(r, data + off, sizeof *r);
-    uint32_t klen = r->klen & ~KVS_TOMB;
-    return klen != 0 && klen <= s->cfg.max_key && r->vlen <= s->cfg.max_value &&
-           !((r->klen & KVS_TOMB) && r->vlen) && kvr_rec_size(r->klen, r->vlen) <= len - off;
+    return kvs_lengths_ok(r->klen, r->vlen, s->cfg.max_key, s->cfg.max_value) &&
+           kvr_rec_size(r->klen, r->vlen) <= len - off;
 }
 
 long long kvr_insert_all(kv_store *s, const unsigned char *data, size_t len) {
@@ -291,11 +293,7 @@ static int pack_affected(kv_store *s, kvr_ctx *c, kvr_buf *bufs) {
     for (int k = 0; k < c->nhomes; k++) {
         for (uint32_t p = 0; p < kvs_probes(s); p++) {
             const unsigned char *slot = s->base + ((c->homes[k] + p) % s->nslots) * s->slot_size;
-            const kvs_hdr *h = kvs_hdr_of(slot);
-            if (h->version == 0 || !kvs_lengths_ok(h, s->cfg.max_key, s->cfg.max_value) ||
-                kvh_hash(kvs_key_of(slot), KVS_KLEN(h), 0) % s->nslots != c->homes[k])
-                continue;
-            int rc = pack_pair(s, c, AFFECTED, false, slot, bufs);
+            int rc = pack_pair(s, c, AFFECTED, false, slot, c->homes[k], bufs);
             if (rc) return rc;
         }
     }
@@ -312,8 +310,8 @@ int kvr_rereplicate(kv_store *s, kvr_ctx *c) {
     bool removed_only = only_removed(s, c);
     for (size_t i = 0; i < s->nslots && rc == KV_OK; i++) {
         unsigned char *slot = s->base + i * s->slot_size;
-        if (kvs_hdr_of(slot)->lock) kvr_break_lock(s, i, c->failed);
-        rc = pack_pair(s, c, SCAN, removed_only, slot, bufs);
+        if (kvs_hdr_of(slot)->lock) kvr_break_lock(s, i, c->failed);  /* a call per locked slot only */
+        rc = pack_pair(s, c, SCAN, removed_only, slot, 0, bufs);
     }
     int64_t t1 = kv_clock_ns();
     c->rt.scan_us += (double)(t1 - t0) / 1e3;

@@ -178,7 +178,7 @@ enum kvs_state kvs_decode(const unsigned char *slot, size_t have, size_t max_key
     kvs_hdr h;
     memcpy(&h, slot, KVS_HDR_SIZE);
     if (h.version == 0 && h.klen == 0 && h.vlen == 0 && h.check == 0) return KVS_EMPTY;
-    if (!kvs_lengths_ok(&h, max_key, max_value)) return KVS_TORN;
+    if (!kvs_lengths_ok(h.klen, h.vlen, max_key, max_value)) return KVS_TORN;
     bool tomb = (h.klen & KVS_TOMB) != 0;
     if (KVS_HDR_SIZE + max_key + h.vlen > have) return KVS_SHORT;
     if (h.check != check(h.version, h.klen, h.vlen, slot + KVS_HDR_SIZE, slot + KVS_HDR_SIZE + max_key))
