@@ -16,8 +16,10 @@
  * the same member list and node map.  Every operation hashes and places
  * its key, so the mix is inlined here (the library is built -fPIC, where a
  * call to an exported function is never inlined), and the two cases of a
- * small store -- one replica, or every member a replica -- skip the
- * general insertion; they give the same set in the same order.
+ * small store -- one replica, or every member a replica -- and two replicas
+ * (the best two kept in conditional moves, not a sorted insertion whose
+ * branches on random scores mispredict) skip the general insertion; they
+ * give the same set in the same order.
  */
 #include "kv_internal.h"
 
@@ -87,6 +89,23 @@ static inline __attribute__((always_inline)) void place_plain(uint64_t kh, const
         }
         out[0] = ids[at];
         if (r == 2) out[1] = ids[1 - at];
+        return;
+    }
+    if (r == 2) {  /* the best two, kept without branches on the scores */
+        uint64_t s0 = score(kh, ids[0]), s1 = score(kh, ids[1]);
+        bool up = s1 > s0;
+        uint64_t b1 = up ? s1 : s0, b2 = up ? s0 : s1;
+        int i1 = up ? 1 : 0, i2 = up ? 0 : 1;
+        for (int i = 2; i < n; i++) {
+            uint64_t sc = score(kh, ids[i]);
+            bool gt1 = sc > b1, gt2 = sc > b2;  /* a tie keeps the earlier member first */
+            b2 = gt1 ? b1 : gt2 ? sc : b2;
+            i2 = gt1 ? i1 : gt2 ? i : i2;
+            b1 = gt1 ? sc : b1;
+            i1 = gt1 ? i : i1;
+        }
+        out[0] = ids[i1];
+        out[1] = ids[i2];
         return;
     }
     uint64_t best[KVH_MAX_R];

@@ -38,6 +38,30 @@ static void test_distinct_and_stable(void **st) {
     }
 }
 
+/* Every shortcut of the plain set (one replica, every member, two
+ * replicas) gives the set and order of the general greedy pick, here
+ * place_by_node's with every member on a node of its own; the ids are
+ * not their positions, so a mix-up of index and id shows. */
+static void test_plain_matches_greedy(void **st) {
+    (void)st;
+    int ids[9] = {7, 2, 11, 5, 0, 9, 3, 14, 1}, node[16], a[4], b[4];
+    for (int i = 0; i < 16; i++) node[i] = i;
+    for (int n = 1; n <= 9; n++) {
+        for (int r = 1; r <= 4 && r <= n; r++) {
+            for (int i = 0; i < 20000; i++) {
+                char k[32];
+                keyname(k, sizeof k, i);
+                uint64_t h = kvh_hash(k, strlen(k), 0);
+                kvh_place(h, ids, n, r, NULL, a);
+                kvh_place(h, ids, n, r, node, b);
+                if (memcmp(a, b, (size_t)r * sizeof *a))
+                    fail_msg("n=%d r=%d key %d: plain %d,%d greedy %d,%d", n, r, i, a[0], r > 1 ? a[1] : -1,
+                             b[0], r > 1 ? b[1] : -1);
+            }
+        }
+    }
+}
+
 static void balance(int n, const int *node) {
     int ids[64], count[64] = {0}, out[2];
     for (int i = 0; i < n; i++) ids[i] = i;
@@ -175,7 +199,9 @@ static void test_node_loss_movement(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_distinct_and_stable), cmocka_unit_test(test_balance8),
+        cmocka_unit_test(test_distinct_and_stable),
+        cmocka_unit_test(test_plain_matches_greedy),
+        cmocka_unit_test(test_balance8),
         cmocka_unit_test(test_balance64), cmocka_unit_test(test_minimal_movement),
         cmocka_unit_test(test_hash_spreads), cmocka_unit_test(test_balance8_nodes),
         cmocka_unit_test(test_nodes_distinct), cmocka_unit_test(test_nodes_degenerate),
