@@ -38,7 +38,7 @@ APT_PACKAGES=(
   redis-server redis-sentinel libhiredis-dev
   libssl-dev
   clang libclang-rt-14-dev valgrind
-  procps util-linux hostname iproute2
+  procps util-linux hostname iproute2 linux-perf
 )
 
 install_packages() {

@@ -27,6 +27,8 @@
 #   multihost.csv     the store across the hosts of a test cluster, beside one
 #                     host: store vs raw RMA, recovery per variant, the hang
 #                     rate of single-kill runs (bench_multihost.sh; hours)
+#   recovery-profile.csv  only with BENCH=recovery-profile: where re-replication's
+#                     processor time goes, from perf (profile_recovery.sh)
 #   revisions/        only with BENCH=revisions REVS='A B ...': the read path
 #                     of those revisions' kvstore/ side by side, in turns
 #                     (bench_revisions.sh; `work` is the checkout as it is)
@@ -289,6 +291,10 @@ fi
 
 if want multihost; then  # the store across hosts (a test cluster of its own)
   bash "$ROOT/experiments/bench/bench_multihost.sh"
+fi
+
+if [ "${BENCH:-}" = recovery-profile ]; then  # only when asked for: it needs perf and root
+  bash "$ROOT/experiments/bench/profile_recovery.sh" "$OUT"
 fi
 
 if [ "${BENCH:-}" = revisions ]; then  # only when asked for: it needs REVS
