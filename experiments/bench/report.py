@@ -140,6 +140,30 @@ def recovery(name="recovery.csv"):
                   "median of the runs that did not hang, its 95% bootstrap interval in brackets.", ""]
 
 
+def recovery_profile():
+    """recovery-profile.csv (BENCH=recovery-profile make bench): re-replication's
+    processor time per survivor by part, median over the runs; the runs ran
+    under perf, which slows them (the wall times are the runs' own)."""
+    r = rows("recovery-profile.csv")
+    if not r:
+        return []
+    parts, window, wall = collections.defaultdict(list), [], {}
+    for x in r:
+        if x["part"] == "window (wall)":
+            window.append(float(x["cpu_ms"]))
+        else:
+            parts[x["part"]].append(x)
+        wall[x["repetition"]] = float(x["rereplicate_us"]) / 1e3
+    body = [[p, ci([x["cpu_ms_per_survivor"] for x in g]), f"{med([x['share'] for x in g]):.3f}"]
+            for p, g in sorted(parts.items(), key=lambda kv: -med([x["cpu_ms_per_survivor"] for x in kv[1]]))]
+    v = r[0]
+    out = table(["part", "processor ms per survivor", "share of the window's samples"], body)
+    return out + [f"{v['variant']}, {v['ranks']} ranks x {v['pairs']} pairs, {len(wall)} runs under perf: the "
+                  f"window (first to last sample under kvr_rereplicate) {ci(window)} ms of wall time on "
+                  f"{(sidecar('recovery-profile.csv') or {}).get('host', '?').split(',')[0]}, re-replication {ci(list(wall.values()))} ms (bench_recovery's "
+                  "maximum over the survivors). Medians, 95% bootstrap intervals in brackets.", ""]
+
+
 FLOOR_PHASES = ("windows", "rereplicate", "total")
 
 
@@ -607,7 +631,7 @@ def multihost():
 
 
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
-          "recovery-floor": recovery_floor, "recovery-slope": recovery_slope, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
+          "recovery-floor": recovery_floor, "recovery-profile": recovery_profile, "recovery-slope": recovery_slope, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
           "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
           "provenance": provenance}
@@ -615,7 +639,8 @@ TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery
 SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
 PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recovery": "recovery.csv",
-           "recovery-floor": "recovery-floor.csv", "recovery-slope": "recovery-floor.csv",
+           "recovery-floor": "recovery-floor.csv", "recovery-profile": "recovery-profile.csv",
+           "recovery-slope": "recovery-floor.csv",
            "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "firsttouch": "firsttouch.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
            "multihost": "multihost.csv", "taskapp": "taskapp.csv"}
