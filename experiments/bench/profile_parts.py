@@ -20,6 +20,8 @@ frequency, the last row the window's wall time.
 """
 import sys
 
+MPI_MARKS = ("MPI_", "PMPI_", "ompi_", "opal_", "mca_")
+
 # (part, functions that mark it), innermost concern first
 PARTS = [
     ("page faults", ("exc_page_fault",)),
@@ -28,11 +30,11 @@ PARTS = [
     ("check word", ("kvs_decode", "kvs_encode")),
     ("key compare", ("kvs_key_is",)),
     ("pack append", ("buf_add",)),
-    ("mpi", ("MPI_", "PMPI_", "ompi_", "opal_", "mca_")),
+    ("mpi", MPI_MARKS),
     ("insert probe", ("insert_at",)),
     ("insert stream", ("kvr_insert_all",)),
     ("lock repair and journals", ("kvr_break_lock", "kvr_settle_journals", "kvr_share_affected")),
-    ("table scan", ("pack_pair", "kvr_rereplicate")),
+    ("table scan", ("kvr_rereplicate",)),  # the rest: on every stack charged here
 ]
 
 
@@ -42,7 +44,7 @@ OUTSIDE = [
     ("elsewhere: tcp sockets", ("tcp_", "sock_", "sys_sendto", "sys_recvfrom", "sys_sendmsg",
                                 "sys_recvmsg", "readv", "writev")),
     ("elsewhere: mpi waiting", ("sched_yield", "do_sched_yield", "epoll")),
-    ("elsewhere: mpi", ("MPI_", "PMPI_", "ompi_", "opal_", "mca_")),
+    ("elsewhere: mpi", MPI_MARKS),
 ]
 
 
@@ -59,10 +61,7 @@ def part_of(stack):
     if "kvr_rereplicate" not in names:
         return None
     below = names[:names.index("kvr_rereplicate") + 1]
-    for part, marks in PARTS:
-        if any(n.startswith(m) for n in below for m in marks):
-            return part
-    return "table scan"
+    return next(part for part, marks in PARTS if any(n.startswith(m) for n in below for m in marks))
 
 
 def outside_part(comm, stack):

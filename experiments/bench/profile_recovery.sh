@@ -7,9 +7,11 @@
 # `perf record -a` with DWARF call stacks; profile_parts.py charges every
 # sample taken under kvr_rereplicate, on any survivor, to one part (the
 # table scan, placement, the key hash, the check word, inserts, page
-# faults, MPI, ...), and each row says how many milliseconds of processor
-# time per survivor that part took, beside the run's own wall time for
-# re-replication (the maximum over the survivors).  Writes
+# faults, MPI, ...) and every other sample of that window, on any core, by
+# its own stack (idle among them); each row says how many milliseconds of
+# processor time per survivor that part took, beside the run's own wall
+# time for re-replication (the maximum over the survivors).  At the end
+# it prints report.py's table of the file.  Writes
 #   OUT/recovery-profile.csv  variant,ranks,pairs,repetition,part,samples,cpu_ms,cpu_ms_per_survivor,share,rereplicate_us
 # and its .meta.  VARIANT (recreate-inplace), RANKS (4), PAIRS (1000000),
 # REPS (3), FREQ (2000 samples per second per core).  Needs perf (Debian's
@@ -45,21 +47,5 @@ for rep in $(seq 1 "$REPS"); do
     python3 "$ROOT/experiments/bench/profile_parts.py" "$FREQ" $((N - 1 + sp)) |
     tail -n +2 | sed "s/^/$V,$N,$P,$rep,/; s/\$/,$wall/" >> "$f"
 done
-python3 - "$f" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-parts, window = {}, []
-for r in rows:
-    if r["part"] == "window (wall)":
-        window.append(float(r["cpu_ms"]))
-    else:
-        parts.setdefault(r["part"], []).append(float(r["cpu_ms_per_survivor"]))
-walls = sorted({(r["repetition"], float(r["rereplicate_us"])) for r in rows})
-print(f"processor time per survivor in re-replication's window, ms (median of {len(walls)} runs):")
-for part, v in sorted(parts.items(), key=lambda kv: -statistics.median(kv[1])):
-    print(f"  {part:45s} {statistics.median(v):7.1f}")
-if walls:
-    print(f"  {'the window, wall time':45s} {statistics.median(window):7.1f}")
-    print(f"  {'re-replication, wall time (bench_recovery)':45s} {statistics.median(w for _, w in walls) / 1e3:7.1f}")
-PY
+python3 "$ROOT/experiments/bench/report.py" print recovery-profile --file "$f"
 echo "wrote $f"

@@ -551,9 +551,10 @@ def loc():
 
 
 def sidecar(csv_name):
-    """NAME.meta of NAME.csv (scripts/provenance's "key: value" lines; the
-    first record when a resumed run appended more), or {}."""
-    path = os.path.join(BENCH, csv_name[:-len(".csv")] + ".meta")
+    """NAME.meta beside NAME.csv (the file --file gave, if it did; scripts/
+    provenance's "key: value" lines; the first record when a resumed run
+    appended more), or {}."""
+    path = (OVERRIDE.get(csv_name) or os.path.join(BENCH, csv_name))[:-len(".csv")] + ".meta"
     out = {}
     try:
         for line in open(path, encoding="utf-8"):
