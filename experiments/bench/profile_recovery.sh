@@ -30,6 +30,7 @@ f=$OUT/recovery-profile.csv
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 echo "variant,ranks,pairs,repetition,part,samples,cpu_ms,cpu_ms_per_survivor,share,rereplicate_us" > "$f"
 "$ROOT/scripts/provenance" "VARIANT=$V RANKS=$N PAIRS=$P REPS=$REPS FREQ=$FREQ BENCH=recovery-profile make bench" > "${f%.csv}.meta"
+failed=0
 for rep in $(seq 1 "$REPS"); do
   rm -f "$T/row.csv"
   perf record -q -F "$FREQ" -a --call-graph dwarf,16384 -o "$T/perf.data" -- \
@@ -38,8 +39,9 @@ for rep in $(seq 1 "$REPS"); do
   st=$?
   wall=$(awk -F, 'END {print $11}' "$T/row.csv" 2>/dev/null)
   if [ $st -ne 0 ] || [ -z "$wall" ]; then
-    echo "profile_recovery.sh: repetition $rep failed (status $st), no rows:" >&2
+    echo "profile_recovery.sh: repetition $rep failed (status $st; 3: hung), no rows:" >&2
     tail -5 "$T/log" >&2
+    failed=$((failed + 1))
     continue
   fi
   # survivors: the members left after the one kill (the spare replaces it)
@@ -49,3 +51,4 @@ for rep in $(seq 1 "$REPS"); do
 done
 python3 "$ROOT/experiments/bench/report.py" print recovery-profile --file "$f"
 echo "wrote $f"
+[ "$failed" -eq 0 ] || { echo "profile_recovery.sh: $failed of $REPS repetitions failed" >&2; exit 1; }
