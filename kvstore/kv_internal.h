@@ -293,6 +293,21 @@ void kvr_insert_local(kv_store *s, const kvr_rec *r, const unsigned char *key,
 /* Insert a stream of records; the number inserted, or -1 at the first
  * malformed record (lengths out of limits, past the end). */
 long long kvr_insert_all(kv_store *s, const unsigned char *data, size_t len);
+/* stream.c: re-replication's exchange in chunks of bounded size.  Every
+ * member opens a stream of the same tag (open posts its receives); add
+ * packs a record for a member, sending a full chunk and inserting
+ * arrivals as needed; poll inserts what has arrived; finish sends the
+ * last chunks and inserts until every member's have come; close frees it
+ * (revoking s->comm first if anything is pending: after an error).  The
+ * `first` stream, the scan's, passes the fault points "exchange" (at its
+ * first send) and "insert" (at its first arrival). */
+typedef struct kvr_stream kvr_stream;
+int kvr_stream_open(kv_store *s, kvr_ctx *c, int tag, bool first, kvr_stream **st);
+int kvr_stream_add(kvr_stream *st, int to, const kvs_hdr *h, const unsigned char *key,
+                   const unsigned char *val);
+int kvr_stream_poll(kvr_stream *st);
+int kvr_stream_finish(kvr_stream *st);
+void kvr_stream_close(kvr_stream *st);
 /* rereplicate.c: put-if-newer of a complete slot image into the local
  * table (true if it was a valid image; *home = its key's home slot). */
 bool kvr_apply_image(kv_store *s, const unsigned char *img, uint64_t *home);

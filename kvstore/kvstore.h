@@ -330,8 +330,9 @@ typedef struct kv_recovery_times {
     int restarts;               /* times this recovery restarted after a new failure */
     double scan_us, exchange_us, insert_us;  /* parts of rereplicate_us: the scan of the
                                               * local table (clearing its locks) and
-                                              * packing, the exchange,
-                                              * the inserts of what arrived */
+                                              * packing, the exchange (sending and
+                                              * waiting, also during the scan), the
+                                              * inserts of what arrived */
 } kv_recovery_times;
 
 /* Number of recoveries recorded, and the i-th (0 = first). */

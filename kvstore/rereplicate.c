@@ -9,47 +9,26 @@
  * member for every other member of its new replica set.  The members
  * then share their affected homes, and each packs the pairs at those
  * homes that the scan did not (a probe window per home, a handful of
- * slots).  The packs go point to point; each member inserts what it
+ * slots).  The packs go point to point in chunks of bounded size while
+ * the scan still runs (stream.c), and each member inserts what it
  * receives into its own table with put-if-newer semantics (a copy
  * replaces only an older version of the same key), so the newest copy
  * wins wherever copies disagree and a rerun after a restarted recovery
  * changes nothing.  Cost: one pass over the local table plus one
  * exchange, instead of a locked RMA write per pair.  The three parts are
- * timed apart (scan_us, exchange_us, insert_us of kv_recovery_times; the
- * scan includes the journals, the exchange the affected homes, whose
- * sharing waits for the slowest scan, and the counts).
+ * timed apart (scan_us, exchange_us, insert_us of kv_recovery_times):
+ * the scan with the journals, less the exchange and the inserts that ran
+ * inside it; the exchange, with the waits for room and for arrivals (the
+ * last arrivals wait for the slowest scan) and the sharing of the
+ * affected homes; the inserts.
  */
 #include "kv_internal.h"
 
 #include <mpi-ext.h>
 #include <stdlib.h>
 
-typedef struct kvr_buf {
-    unsigned char *data;
-    size_t len, cap;
-} kvr_buf;
-
 size_t kvr_rec_size(uint32_t klen, uint32_t vlen) {
     return (sizeof(kvr_rec) + (klen & ~KVS_TOMB) + vlen + 7) & ~(size_t)7;
-}
-
-static int buf_add(kvr_buf *b, const kvs_hdr *h, const unsigned char *key, const unsigned char *val) {
-    size_t need = kvr_rec_size(h->klen, h->vlen);
-    if (b->len + need > b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        while (cap < b->len + need) cap *= 2;
-        unsigned char *d = realloc(b->data, cap);
-        if (!d) return KV_ERR_NOMEM;
-        b->data = d;
-        b->cap = cap;
-    }
-    kvr_rec r = {h->version, h->klen, h->vlen};
-    unsigned char *p = b->data + b->len;
-    memcpy(p, &r, sizeof r);
-    memcpy(p + sizeof r, key, KVS_KLEN(h));
-    memcpy(p + sizeof r + KVS_KLEN(h), val, h->vlen);
-    b->len += need;
-    return KV_OK;
 }
 
 /* Did the members only lose some of their number?  The survivors are
@@ -80,7 +59,7 @@ enum pass { SCAN, AFFECTED };
  * whose length is checked first, and a torn slot that seems to move is
  * caught before it is packed. */
 static int pack_pair(kv_store *s, kvr_ctx *c, enum pass pass, bool removed_only,
-                     const unsigned char *slot, uint64_t home, kvr_buf *bufs) {
+                     const unsigned char *slot, uint64_t home, kvr_stream *st) {
     const kvs_hdr *h = kvs_hdr_of(slot);
     /* version 0: empty, or the placeholder of a broken write */
     if (h->version == 0 || !kvs_lengths_ok(h->klen, h->vlen, s->cfg.max_key, s->cfg.max_value))
@@ -108,12 +87,12 @@ static int pack_pair(kv_store *s, kvr_ctx *c, enum pass pass, bool removed_only,
         changed |= !kept;
     }
     if (changed != (pass == SCAN)) return KV_OK;
-    enum kvs_state st = kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value);
-    if (st != KVS_LIVE && st != KVS_DELETED) return KV_OK;
+    enum kvs_state state = kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value);
+    if (state != KVS_LIVE && state != KVS_DELETED) return KV_OK;
     for (int i = 0; i < nr_new; i++) {
         if (newset[i] == s->my_id) continue;
-        int rc = buf_add(&bufs[s->rank_of_id[newset[i]]], h, kvs_key_of(slot),
-                         kvs_val_of(slot, s->cfg.max_key));
+        int rc = kvr_stream_add(st, s->rank_of_id[newset[i]], h, kvs_key_of(slot),
+                                kvs_val_of(slot, s->cfg.max_key));
         if (rc) return rc;
         s->st.pairs_restored++;
         c->rt.pairs_restored++;
@@ -223,103 +202,48 @@ long long kvr_insert_all(kv_store *s, const unsigned char *data, size_t len) {
     }
 }
 
-/* Exchange the packs and insert what arrived.  The counts go by one
- * MPI_Alltoall (which also waits for the slowest scan); the packs then go
- * point to point, each straight from its buffer (no copy into one send
- * buffer), and each arrival is inserted while the others are still on
- * their way.  On an error every request left is ended by revoking the
- * communicator before its buffer is freed (after a revoke every pending
- * operation on it completes). */
-enum { KVR_TAG = 7 };  /* the store's only point-to-point traffic on its member comm */
-
-static int exchange(kv_store *s, kvr_ctx *c, kvr_buf *bufs) {
-    int n = s->size, me = s->rank, rc = KV_ERR_NOMEM, nreq = 0;
-    int64_t t0 = kv_clock_ns();
-    int *sc = calloc((size_t)n, sizeof(int)), *rcn = calloc((size_t)n, sizeof(int));
-    int *from = calloc((size_t)n, sizeof(int));
-    MPI_Request *req = malloc((size_t)(2 * n + 1) * sizeof *req);
-    unsigned char **recvb = calloc((size_t)n, sizeof *recvb);
-    double insert_us = 0;
-    if (!sc || !rcn || !from || !req || !recvb) goto out;
-    for (int i = 0; i < n; i++) {
-        if (bufs[i].len > INT32_MAX) goto out;  /* int counts */
-        sc[i] = (int)bufs[i].len;
-    }
-    rc = kvw_status(s, MPI_Alltoall(sc, 1, MPI_INT, rcn, 1, MPI_INT, s->comm));
-    if (rc) goto out;
-    KVR_POINT("exchange");
-    rc = KV_ERR_NOMEM;
-    int nrecv = 0;
-    for (int i = 0; i < n; i++) {
-        if (i == me || !rcn[i]) continue;
-        if (!(recvb[i] = malloc((size_t)rcn[i]))) goto out;
-        from[nrecv++] = i;
-    }
-    rc = KV_OK;
-    for (int k = 0; k < nrecv && rc == KV_OK; k++, nreq++)
-        rc = kvw_status(s, MPI_Irecv(recvb[from[k]], rcn[from[k]], MPI_BYTE, from[k], KVR_TAG,
-                                     s->comm, &req[nreq]));
-    for (int i = 0; i < n && rc == KV_OK; i++) {
-        if (i == me || !sc[i]) continue;
-        rc = kvw_status(s, MPI_Isend(bufs[i].data, sc[i], MPI_BYTE, i, KVR_TAG, s->comm, &req[nreq]));
-        if (rc == KV_OK) nreq++;
-    }
-    if (rc == KV_OK) KVR_POINT("insert");
-    for (int left = nrecv; rc == KV_OK && left > 0; left--) {  /* the receives are req[0..nrecv) */
-        int k;
-        rc = kvw_status(s, MPI_Waitany(nrecv, req, &k, MPI_STATUS_IGNORE));
-        if (rc) break;
-        int64_t w1 = kv_clock_ns();
-        if (kvr_insert_all(s, recvb[from[k]], (size_t)rcn[from[k]]) < 0) rc = KV_ERR_CORRUPT;
-        insert_us += (double)(kv_clock_ns() - w1) / 1e3;
-    }
-    if (rc == KV_OK) rc = kvw_status(s, MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
-out:
-    if (rc && nreq) {  /* end what is still pending before its buffer goes */
-        MPIX_Comm_revoke(s->comm);
-        MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-    }
-    /* The exchange's time is all but the inserts; both are maxima later. */
-    c->rt.insert_us += insert_us;
-    c->rt.exchange_us += (double)(kv_clock_ns() - t0) / 1e3 - insert_us;
-    for (int i = 0; recvb && i < n; i++) free(recvb[i]);
-    free(sc); free(rcn); free(from); free(req); free(recvb);
-    return rc;
-}
-
 /* The pairs at the affected homes that the scan left: each home's probe
  * window, the pairs whose key has that home. */
-static int pack_affected(kv_store *s, kvr_ctx *c, kvr_buf *bufs) {
+static int pack_affected(kv_store *s, kvr_ctx *c, kvr_stream *st) {
     for (int k = 0; k < c->nhomes; k++) {
         for (uint32_t p = 0; p < kvs_probes(s); p++) {
             const unsigned char *slot = s->base + ((c->homes[k] + p) % s->nslots) * s->slot_size;
-            int rc = pack_pair(s, c, AFFECTED, false, slot, c->homes[k], bufs);
+            int rc = pack_pair(s, c, AFFECTED, false, slot, c->homes[k], st);
             if (rc) return rc;
         }
     }
     return KV_OK;
 }
 
+/* The tags of the two streams: the store's only point-to-point traffic
+ * on its members' communicator. */
+enum { KVR_TAG_SCAN = 7, KVR_TAG_AFFECTED = 8 };
+enum { KVR_POLL_SLOTS = 1024 };  /* slots scanned between two looks at the arrivals */
+
 int kvr_rereplicate(kv_store *s, kvr_ctx *c) {
-    kvr_buf *bufs = calloc((size_t)s->size, sizeof *bufs);
-    if (!bufs) return KV_ERR_NOMEM;
-    int rc = KV_OK;
     KVR_POINT("rereplicate");
     int64_t t0 = kv_clock_ns();
+    double aside = c->rt.exchange_us + c->rt.insert_us;  /* what the scan's time leaves out */
     kvr_settle_journals(s, c->failed);
     bool removed_only = only_removed(s, c);
+    kvr_stream *st;
+    int rc = kvr_stream_open(s, c, KVR_TAG_SCAN, true, &st);
     for (size_t i = 0; i < s->nslots && rc == KV_OK; i++) {
         unsigned char *slot = s->base + i * s->slot_size;
         if (kvs_hdr_of(slot)->lock) kvr_break_lock(s, i, c->failed);  /* a call per locked slot only */
-        rc = pack_pair(s, c, SCAN, removed_only, slot, 0, bufs);
+        rc = pack_pair(s, c, SCAN, removed_only, slot, 0, st);
+        if (rc == KV_OK && i % KVR_POLL_SLOTS == 0) rc = kvr_stream_poll(st);
     }
+    c->rt.scan_us += (double)(kv_clock_ns() - t0) / 1e3 - (c->rt.exchange_us + c->rt.insert_us - aside);
+    if (rc == KV_OK) rc = kvr_stream_finish(st);
+    kvr_stream_close(st);
     int64_t t1 = kv_clock_ns();
-    c->rt.scan_us += (double)(t1 - t0) / 1e3;
     if (rc == KV_OK) rc = kvr_share_affected(s, c);
-    if (rc == KV_OK) rc = pack_affected(s, c, bufs);
     c->rt.exchange_us += (double)(kv_clock_ns() - t1) / 1e3;
-    if (rc == KV_OK) rc = exchange(s, c, bufs);
-    for (int i = 0; i < s->size; i++) free(bufs[i].data);
-    free(bufs);
+    if (rc != KV_OK || c->nhomes == 0) return rc;  /* every member knows the same homes */
+    rc = kvr_stream_open(s, c, KVR_TAG_AFFECTED, false, &st);
+    if (rc == KV_OK) rc = pack_affected(s, c, st);
+    if (rc == KV_OK) rc = kvr_stream_finish(st);
+    kvr_stream_close(st);
     return rc;
 }

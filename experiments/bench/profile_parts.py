@@ -29,7 +29,7 @@ PARTS = [
     ("key hash", ("kvh_hash",)),
     ("check word", ("kvs_decode", "kvs_encode")),
     ("key compare", ("kvs_key_is",)),
-    ("pack append", ("buf_add",)),
+    ("pack append", ("kvr_stream_add",)),
     ("mpi", MPI_MARKS),
     ("insert probe", ("insert_at",)),
     ("insert stream", ("kvr_insert_all",)),

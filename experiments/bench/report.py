@@ -194,8 +194,9 @@ def recovery_floor():
                   "re-replication sent; total = all three (detection excluded). First copy: the same "
                   "memcpy into the fresh window, page faults included. Scan / exchange / insert: the medians of "
                   "re-replication's parts (the scan of the local table with the lock clearing and the "
-                  "packing; the exchange, with the sharing of the affected homes that waits for the "
-                  "slowest scan; the inserts). Medians of the runs, 95% "
+                  "packing, less the sending and inserting done during it; the exchange: sending, "
+                  "waiting for room and for arrivals, whose last ones wait for the slowest scan, and "
+                  "the sharing of the affected homes; the inserts). Medians of the runs, 95% "
                   "bootstrap intervals in brackets; the ratio is taken per run.", ""] + floor_target(groups)
 
 

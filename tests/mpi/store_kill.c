@@ -17,6 +17,8 @@
  * run: 6 allocate recreate-copy 3 2 0 rerep:made
  * run: 6 allocate recreate-free 3 2 0 rerep:made
  * run: 6 allocate recreate-free 3 2 0 rerep:windows
+ * run: 6 allocate recreate-copy 3 2 0 rerep:exchange
+ * run: 7 allocate spare 3 2 1 rerep:insert
  * run: 4 allocate proposed 2 1
  * run: 6 allocate proposed 3 2
  * run: 6 allocate proposed 2 1 0 seq
@@ -36,8 +38,8 @@
  * two kills) the first at a random operation and the second inside the
  * recovery from it, at a point drawn from the seed (see KVR_POINT): before
  * the new window is made, after it exists there and before the members
- * agree on it, before the re-replication scan, between its two exchanges,
- * or after the exchange, before inserting; with r = 3 one copy of every
+ * agree on it, before the re-replication scan, at its first send of a
+ * chunk of copies, or at its first arrival, before inserting it; with r = 3 one copy of every
  * pair survives both.  "node" kills every rank of one node other than rank
  * 0's at one moment, and the node's Open MPI daemon with them (run on
  * several hosts: tests/scripts/test_multihost.sh);

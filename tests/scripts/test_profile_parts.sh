@@ -23,7 +23,7 @@ sample() {  # COMM TIME FRAME... (innermost first)
 }
 {
   sample bench_recovery 10.000 kvh_hash kv_get main                       # before the window
-  sample bench_recovery 10.100 clear_page_rep exc_page_fault buf_add pack_pair kvr_rereplicate kvr_recover
+  sample bench_recovery 10.100 clear_page_rep exc_page_fault kvr_stream_add pack_pair kvr_rereplicate kvr_recover
   sample bench_recovery 10.110 mix kvh_hash insert_at kvr_insert_all exchange kvr_rereplicate
   sample bench_recovery 10.120 kvr_rereplicate kvr_recover main
   sample bench_recovery 10.130 kvr_rereplicate kvr_recover main
@@ -34,7 +34,7 @@ sample() {  # COMM TIME FRAME... (innermost first)
 } > "$T/in"
 $P 2000 2 < "$T/in" > "$T/out" || fail "profile_parts.py failed: $(cat "$T/out")"
 row() { grep "^\"$1\"," "$T/out" | cut -d, -f2-4; }
-[ "$(row 'page faults')" = "1,0.5,0.2" ] || fail "page fault under buf_add: $(row 'page faults')"
+[ "$(row 'page faults')" = "1,0.5,0.2" ] || fail "page fault under kvr_stream_add: $(row 'page faults')"
 [ "$(row 'key hash')" = "1,0.5,0.2" ] || fail "hash under an insert: $(row 'key hash')"
 [ "$(row 'table scan')" = "2,1.0,0.5" ] || fail "bare kvr_rereplicate: $(row 'table scan')"
 [ "$(row 'check word')" = "1,0.5,0.2" ] || fail "encode: $(row 'check word')"
