@@ -8,10 +8,13 @@ part: the first of PARTS, in order, one of whose functions is on the
 stack below kvr_rereplicate (so a page fault inside a pack's append is a
 page fault, and a hash inside an insert is a hash).  The window is the
 time from the first such sample to the last; every other sample taken in
-it, on any core, is "idle" (the kernel's idle task) or charged by its
-whole stack to one of OUTSIDE (page faults, the kernel's socket work, MPI
-waiting in sched_yield or epoll, the rest of MPI) or "elsewhere: other";
-these are also the stacks too deep to reach kvr_rereplicate.  With
+it, on any core, is "idle" (the kernel's idle task), "profiler" (perf's
+own process, whose work -- copying the stacks it samples, faulting in its
+buffers -- would otherwise look like the run's page faults), or charged
+by its whole stack to one of OUTSIDE (page faults, the kernel's socket
+work, MPI waiting in sched_yield or epoll, the rest of MPI) or
+"elsewhere: other"; these are also the stacks too deep to reach
+kvr_rereplicate.  With
 the window's wall time times the cores, they show whether the cores were
 busy throughout.  Prints CSV rows part,samples,cpu_ms,cpu_ms_per_survivor,
 share (of all the window's samples); cpu_ms is samples over the sampling
@@ -68,6 +71,8 @@ def outside_part(comm, stack):
     """The part of a sample in the window that is not under kvr_rereplicate."""
     if comm == "swapper":
         return "idle"
+    if comm == "perf":
+        return "profiler"
     names = [function(f) for f in stack]
     for part, marks in OUTSIDE:  # by substring: the kernel's names carry prefixes
         if any(m in n for n in names for m in marks):
@@ -96,7 +101,7 @@ def main():
     if not ours:
         sys.exit("profile_parts.py: no sample under kvr_rereplicate")
     t0, t1 = min(ours), max(ours)
-    counts = {part: 0 for part, _ in PARTS + OUTSIDE + [("elsewhere: other", ()), ("idle", ())]}
+    counts = {part: 0 for part, _ in PARTS + OUTSIDE + [("elsewhere: other", ()), ("profiler", ()), ("idle", ())]}
     for t, part in samples:
         if t is not None and t0 <= t <= t1:
             counts[part] += 1

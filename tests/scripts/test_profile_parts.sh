@@ -7,7 +7,8 @@
 # insert is the key hash, a sample whose stack has only kvr_rereplicate
 # is the table scan; the window runs from the first sample under
 # kvr_rereplicate to the last, so a sample before it is not counted and
-# one inside it on another stack is charged by that stack (tcp, idle);
+# one inside it on another stack is charged by that stack (tcp, idle),
+# and perf's own samples in it are the profiler's, page faults or not;
 # the per-survivor column divides by the survivors; a stream with no
 # sample under kvr_rereplicate exits non-zero with a message.
 set -uo pipefail
@@ -29,6 +30,7 @@ sample() {  # COMM TIME FRAME... (innermost first)
   sample bench_recovery 10.130 kvr_rereplicate kvr_recover main
   sample bench_recovery 10.140 copy_to_user tcp_recvmsg sock_recvmsg __sys_recvfrom opal_progress
   sample swapper        10.150 pv_native_safe_halt default_idle
+  sample perf           10.160 clear_page_rep exc_page_fault perf_mmap__push
   sample bench_recovery 10.200 kvs_encode insert_at kvr_insert_all exchange kvr_rereplicate
   sample bench_recovery 10.300 kvh_hash kv_get main                       # after it
 } > "$T/in"
@@ -40,6 +42,8 @@ row() { grep "^\"$1\"," "$T/out" | cut -d, -f2-4; }
 [ "$(row 'check word')" = "1,0.5,0.2" ] || fail "encode: $(row 'check word')"
 [ "$(row 'elsewhere: tcp sockets')" = "1,0.5,0.2" ] || fail "tcp in the window: $(row 'elsewhere: tcp sockets')"
 [ "$(row 'idle')" = "1,0.5,0.2" ] || fail "idle in the window: $(row 'idle')"
+[ "$(row 'profiler')" = "1,0.5,0.2" ] || fail "perf's own sample: $(row 'profiler')"
+[ "$(row 'elsewhere: page faults')" = "0,0.0,0.0" ] || fail "perf's fault charged to the run: $(row 'elsewhere: page faults')"
 [ "$(row 'elsewhere: other')" = "0,0.0,0.0" ] || fail "a sample outside the window counted: $(row 'elsewhere: other')"
 grep -q '^"window (wall)",,100.0,,$' "$T/out" || fail "window: $(grep window "$T/out")"
 sample bench_recovery 1.0 kvh_hash kv_get main > "$T/none"
