@@ -219,11 +219,13 @@ static int pack_affected(kv_store *s, kvr_ctx *c, kvr_stream *st) {
  * on its members' communicator. */
 enum { KVR_TAG_SCAN = 7, KVR_TAG_AFFECTED = 8 };
 /* Slots scanned between two looks at the arrivals.  A look is an
- * MPI_Testany, which polls the TCP sockets: about 9 us here (every 128
- * slots, the 4 x 1M recovery took about 100 ms longer than every 1024);
- * every 8192 slots is a look each half millisecond or so of scanning,
- * often enough to keep the chunks moving (8 alternating runs against
- * 1024: re-replication's median 146 ms against 157). */
+ * MPI_Testany, which polls the TCP sockets: on the 2-core test machine
+ * looking every 128 slots instead of every 1024 made the 4 x 1M recovery
+ * about 100 ms longer, some 10 us a look.  Every 8192 slots is about 180
+ * looks in a 1.5-million-slot scan of 40-60 ms, often enough to keep the
+ * chunks moving: in alternating runs against 1024, re-replication's
+ * median was 146 ms against 157 at 4 ranks (8 runs each) and 230-239 ms
+ * against 387-433 at 8 (2 each). */
 enum { KVR_POLL_SLOTS = 8192 };
 
 int kvr_rereplicate(kv_store *s, kvr_ctx *c) {

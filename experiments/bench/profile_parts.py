@@ -67,12 +67,14 @@ def part_of(stack):
     return next(part for part, marks in PARTS if any(n.startswith(m) for n in below for m in marks))
 
 
+# the window's samples charged by their process's command, whatever their stack
+BY_COMMAND = {"perf": "profiler", "swapper": "idle"}
+
+
 def outside_part(comm, stack):
     """The part of a sample in the window that is not under kvr_rereplicate."""
-    if comm == "swapper":
-        return "idle"
-    if comm == "perf":
-        return "profiler"
+    if comm in BY_COMMAND:
+        return BY_COMMAND[comm]
     names = [function(f) for f in stack]
     for part, marks in OUTSIDE:  # by substring: the kernel's names carry prefixes
         if any(m in n for n in names for m in marks):
@@ -101,7 +103,8 @@ def main():
     if not ours:
         sys.exit("profile_parts.py: no sample under kvr_rereplicate")
     t0, t1 = min(ours), max(ours)
-    counts = {part: 0 for part, _ in PARTS + OUTSIDE + [("elsewhere: other", ()), ("profiler", ()), ("idle", ())]}
+    names = [part for part, _ in PARTS + OUTSIDE] + ["elsewhere: other"] + list(BY_COMMAND.values())
+    counts = {part: 0 for part in names}
     for t, part in samples:
         if t is not None and t0 <= t <= t1:
             counts[part] += 1
