@@ -117,8 +117,9 @@ typedef struct kv_config {
     int poll_interval;        /* operations between watchdog tests (default 64); with
                                * poll_us, only the first interval */
     int poll_us;              /* the watchdog is tested about every poll_us microseconds
-                               * of operations, the interval in operations following their
-                               * pace (default 1000); 0: every poll_interval operations */
+                               * of the rank's running time (CPU clock), the interval in
+                               * operations following their pace (default 1000); 0: every
+                               * poll_interval operations */
     int max_probe;            /* linear-probe length before KV_ERR_FULL (default 256) */
     int read_retries;         /* re-reads of a torn copy before the next replica (default 16) */
     double lock_timeout_ms;   /* wait for a live writer's slot lock (default 1000) */

@@ -129,6 +129,18 @@ static bool kvo_settled(const kvo_key *k, const unsigned char *buf, enum kvs_sta
     return st == KVS_LIVE && !kvs_key_is(buf, k->key, k->klen);
 }
 
+/* A turn of a wait past its first few spins (a holder on another core
+ * releases within them): test the watchdog, since the holder may be dead,
+ * and let a preempted holder run (oversubscribed nodes).  True when a
+ * failure is pending.  The first spins test nothing: a test drives the
+ * whole progress engine, which on an oversubscribed node yields the core
+ * by itself (detect.c), and a failure is noticed a few spins later. */
+static bool kvo_back_off(kv_store *s) {
+    if (kvw_test(s)) return true;
+    sched_yield();
+    return false;
+}
+
 /* Look key up at one replica.  KV_OK with the slot image in s->buf, or
  * KV_ERR_NOT_FOUND, KV_ERR_CORRUPT (only torn copies), KV_ERR_BUSY (a
  * writer held the key's slot past lock_timeout_ms), KV_ERR_INTERRUPTED. */
@@ -143,7 +155,6 @@ static int kvo_lookup(kv_store *s, const kvo_key *k, int rank) {
             int rc = kvo_read_slot(s, rank, idx, buf, &st);
             if (rc) return rc;
             if (kvo_settled(k, buf, st)) break;
-            if (kvw_test(s)) return KV_ERR_INTERRUPTED;
             if (st == KVS_TORN) {  /* a writer is in the middle of this slot */
                 s->st.read_retries++;
                 if (++tries > s->cfg.read_retries) return KV_ERR_CORRUPT;
@@ -157,7 +168,7 @@ static int kvo_lookup(kv_store *s, const kvo_key *k, int rank) {
                     return KV_ERR_BUSY;
                 }
             }
-            if (tries + waits > 2) sched_yield();
+            if (tries + waits > 2 && kvo_back_off(s)) return KV_ERR_INTERRUPTED;
         }
         if (st == KVS_EMPTY) return KV_ERR_NOT_FOUND;
         if (kvs_key_is(buf, k->key, k->klen))
@@ -312,8 +323,7 @@ static int kvo_lock(kv_store *s, kvo_rep *rep, uint32_t idx, bool holding) {
             return KV_OK;
         }
         s->st.lock_waits++;
-        if (kvw_test(s)) return KV_ERR_INTERRUPTED;
-        if (spin > 4) sched_yield();  /* let a preempted holder run (oversubscribed nodes) */
+        if (spin > 4 && kvo_back_off(s)) return KV_ERR_INTERRUPTED;
         if (holding && spin >= KVO_SPIN_HOLDING) return 1;
         if (spin == 0 || got != holder) {
             holder = got;
