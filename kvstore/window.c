@@ -22,9 +22,13 @@ void kvo_window_info(const kv_store *s, MPI_Info info) {
      * takes the target's accumulate lock around each (two more round
      * trips, and one lock per target that every writer and waiter queues
      * on): with 6 ranks on 3 hosts contended slot locks then timed out
-     * (docs/cluster.md).  Not on one node, where that lock is in shared
-     * memory and costs little: one-host results stay comparable. */
-    if (!s->one_node) MPI_Info_set(info, "acc_single_intrinsic", "true");
+     * (docs/cluster.md).  On one node the lock is in shared memory: only
+     * variant proposed issues MPI atomics there (the others use the
+     * processor's on the mapped tables, kvo_map_shm), and the patched
+     * osc/sm then does each with the processor's atomics too, without the
+     * lock (patches/openmpi); stock osc/sm ignores the key. */
+    if (!s->one_node || (s->vt->window_failed && s->cfg.backend == KV_BACKEND_ALLOCATE))
+        MPI_Info_set(info, "acc_single_intrinsic", "true");
 }
 
 /* Allocate a zeroed table of `bytes` and a window over it on comm. */

@@ -12,6 +12,7 @@
  * run: 4 create free
  * run: 4 create revoke
  * run: 4 allocate stock
+ * run: 4 allocate intrinsic
  *
  * Arguments: backend (allocate: MPI_Win_allocate, osc/sm here; create:
  * MPI_Win_create, osc/rdma) and scenario.  The last rank is the victim; it
@@ -31,6 +32,17 @@
  *           issuing puts and flushes; every rank's RMA then fails with
  *           MPIX_ERR_REVOKED, the window frees, and MPI_COMM_WORLD still
  *           works (a barrier succeeds);
+ *   intrinsic  the window says acc_single_intrinsic, and MPI_Win_get_info
+ *           says it back; every rank adds 1 to three counters at rank 0
+ *           N times each (MPI_Fetch_and_op MPI_SUM on a uint64, a
+ *           compare-and-swap loop on another, MPI_Accumulate MPI_SUM on an
+ *           int32) and raises a fourth to its own maximum with
+ *           MPI_Get_accumulate MPI_MAX, the victim dying after N / 2 while
+ *           the others go on; every survivor's operations to rank 0, which
+ *           lives, succeed, and each counter holds exactly the survivors'
+ *           N each plus the victim's N / 2: no update lost or doubled
+ *           (patched osc/sm does these with the processor's atomics,
+ *           without the target's accumulate lock);
  *   stock   switch off (the default): put + flush to the dead victim keep
  *           returning MPI_SUCCESS for a second after the failure is known
  *           (the stock osc/sm behaviour of docs/facts.md), so the workaround
@@ -85,6 +97,58 @@ static int until_error(MPI_Win win, int victim, int atomic, double *ms) {
     return rc;
 }
 
+/* Scenario "intrinsic" (see the top): single-element atomics on a window
+ * that says acc_single_intrinsic, the victim dying among them. */
+static void intrinsic(MPI_Win win, const uint64_t *mem, int rank, int size) {
+    enum { N = 20000 };
+    MPI_Info used;
+    char val[16] = "";
+    int flag = 0, len = (int)sizeof val;
+    MPI_Win_get_info(win, &used);
+    MPI_Info_get_string(used, "acc_single_intrinsic", &len, val, &flag);
+    MPI_Info_free(&used);
+    KVT_CHECK(flag && !strcmp(val, "true"));
+
+    int victim = size - 1, steps = rank == victim ? N / 2 : N, rc = MPI_SUCCESS;
+    const uint64_t one = 1;
+    const int32_t one32 = 1;
+    MPI_Win_lock_all(0, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < steps && rc == MPI_SUCCESS; i++) {
+        uint64_t got = 0, seen = 0, mine = (uint64_t)rank * N + (uint64_t)i, prev = 0;
+        rc = MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, 0, 0, MPI_SUM, win);
+        if (rc == MPI_SUCCESS) rc = MPI_Fetch_and_op(NULL, &seen, MPI_UINT64_T, 0, 8, MPI_NO_OP, win);
+        while (rc == MPI_SUCCESS) {  /* add 1 by compare-and-swap */
+            uint64_t next = seen + 1;
+            rc = MPI_Compare_and_swap(&next, &seen, &prev, MPI_UINT64_T, 0, 8, win);
+            if (rc != MPI_SUCCESS || prev == seen) break;
+            seen = prev;
+        }
+        if (rc == MPI_SUCCESS) rc = MPI_Accumulate(&one32, 1, MPI_INT32_T, 0, 16, 1, MPI_INT32_T, MPI_SUM, win);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Get_accumulate(&mine, 1, MPI_UINT64_T, &got, 1, MPI_UINT64_T, 0, 24, 1, MPI_UINT64_T,
+                                    MPI_MAX, win);
+        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(0, win);
+    }
+    if (rank == victim) raise(SIGKILL);
+    KVT_CHECK_RC(rc, MPI_SUCCESS);
+    MPI_Comm alive;
+    MPIX_Comm_shrink(MPI_COMM_WORLD, &alive);
+    MPI_Barrier(alive);  /* every survivor is done */
+    if (rank == 0) {
+        const volatile uint64_t *c64 = mem;
+        uint64_t want = (uint64_t)(size - 1) * N + N / 2, fop = c64[0], cas = c64[1], mx = c64[3];
+        int32_t acc = ((const volatile int32_t *)mem)[4];
+        printf("[rank 0] intrinsic: fetch-and-op %llu, cas %llu, accumulate %d, max %llu (want %llu)\n",
+               (unsigned long long)fop, (unsigned long long)cas, acc, (unsigned long long)mx,
+               (unsigned long long)want);
+        KVT_CHECK(fop == want && cas == want && (uint64_t)acc == want);
+        KVT_CHECK(mx == (uint64_t)victim * N + N / 2 - 1);  /* the victim's last */
+    }
+    MPI_Comm_free(&alive);
+    MPI_Win_unlock_all(win);
+}
+
 int main(int argc, char **argv) {
     kvt_init(&argc, &argv);
     if (argc < 3) { fprintf(stderr, "usage: win_ft allocate|create SCENARIO\n"); return 2; }
@@ -99,12 +163,19 @@ int main(int argc, char **argv) {
 
     MPI_Win win;
     uint64_t *mem = NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    if (!strcmp(sc, "intrinsic")) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "acc_single_intrinsic", "true");
+    }
     if (create) {
         mem = calloc(512, sizeof *mem);
-        MPI_Win_create(mem, 4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        MPI_Win_create(mem, 4096, 1, info, MPI_COMM_WORLD, &win);
     } else {
-        MPI_Win_allocate(4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+        MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &mem, &win);
+        memset(mem, 0, 4096);
     }
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
 
     double ms = 0;
@@ -173,6 +244,9 @@ int main(int argc, char **argv) {
         KVT_CHECK_RC(MPI_Win_free(&win), MPI_SUCCESS);
         KVT_CHECK_RC(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);  /* only the window was revoked */
         printf("[rank %d] revoke: MPIX_ERR_REVOKED after %.1f ms\n", rank, (MPI_Wtime() - t0) * 1e3);
+    } else if (!strcmp(sc, "intrinsic")) {
+        intrinsic(win, mem, rank, size);
+        KVT_CHECK_RC(MPI_Win_free(&win), MPI_SUCCESS);
     } else if (stock) {
         MPI_Win_lock_all(0, win);
         MPI_Barrier(MPI_COMM_WORLD);
