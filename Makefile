@@ -26,14 +26,31 @@ PREFIX ?= /usr/local
 BUILD  ?= build
 CC_OPT ?= -O2 -g
 CFLAGS := $(CC_OPT) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP
-LDLIBS_KV := -lsde -lm
 
 .DEFAULT_GOAL := all
 ifeq ($(filter deps clean distclean,$(MAKECMDGOALS)),)
 -include build/mpi.mk
+-include build/features.mk
 endif
 build/mpi.mk:
 	bash scripts/deps.sh
+
+# ---- optional libraries ------------------------------------------------------
+# scripts/features.sh finds which of them the MPI's compiler links (FEATURES,
+# HAVE_x, LIB_x); KV_WITHOUT="sde papi hiredis" builds without some that are
+# there.  What is left out is said on every run, and written to
+# $(BUILD)/gen/kv_features.h as KV_HAVE_X 0/1 for the sources.
+build/features.mk: build/mpi.mk scripts/features.sh
+	bash scripts/features.sh "$$(sed -n 's/^MPICC *:= *//p' build/mpi.mk)" > $@.tmp && mv $@.tmp $@
+KV_WITHOUT ?=
+USED     := $(filter-out $(KV_WITHOUT),$(foreach f,$(FEATURES),$(if $(filter 1,$(HAVE_$(f))),$(f))))
+UNUSED   := $(filter-out $(USED),$(FEATURES))
+lib_of    = $(if $(filter $(1),$(USED)),$(LIB_$(1)))
+ifneq ($(UNUSED),)
+$(info make: building without $(UNUSED) (not found by scripts/features.sh, or in KV_WITHOUT): \
+  $(foreach f,$(UNUSED),$(LOST_$(f));))
+endif
+LDLIBS_KV := $(strip $(call lib_of,sde) -lm)
 
 ifndef MPICC
 MPICC = $(error no MPI recorded: run 'make deps')
@@ -91,9 +108,17 @@ deps:
 lib: $(LIB_A) $(LIB_SO)
 tests: $(UNIT_BIN) $(MPIT_BIN) $(HIST_BIN) $(DIAL_BIN) $(SEED_BIN)
 
-$(BUILD)/%.o: %.c build/mpi.mk
+$(BUILD)/%.o: %.c build/mpi.mk | $(BUILD)/gen/kv_features.h
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) $(INC) -c $< -o $@
+	$(MPICC) $(CFLAGS) $(INC) -I$(BUILD)/gen -c $< -o $@
+
+# KV_HAVE_X for each optional library, rewritten only when it changes.
+$(BUILD)/gen/kv_features.h: FORCE
+	@mkdir -p $(dir $@)
+	@{ echo '/* Written by the Makefile: the optional libraries this build uses (scripts/features.sh). */'; \
+	  for f in $(FEATURES); do case " $(USED) " in *" $$f "*) v=1 ;; *) v=0 ;; esac; \
+	    printf '#define KV_HAVE_%s %d\n' "$$(echo $$f | tr a-z A-Z)" $$v; done; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 # The revision the driver is built from, and its checkout (where it reads
 # the revision again at run time: experiments/driver/provenance.c);
@@ -119,7 +144,7 @@ $(LIB_SO): $(KV_OBJ)
 # ---- programs: one object (or the named ones) and the archives ------------
 $(BUILD)/bin/kv_inject: $(BUILD)/injectors/kv_inject.o $(INJ_A)
 $(BUILD)/bin/kv_driver: $(BUILD)/experiments/driver/kv_driver.o $(DRV_A) $(INJ_A) $(LIB_A)
-$(BUILD)/bin/kv_driver: LDLIBS := -lpapi -lhiredis -lcrypto
+$(BUILD)/bin/kv_driver: LDLIBS := $(call lib_of,papi) $(call lib_of,hiredis) -lcrypto
 $(BENCH_BIN): $(BUILD)/bin/%: $(BUILD)/experiments/bench/%.o $(LIB_A)
 $(BUILD)/bin/bench_ftcost: $(DRV_A)  # the YCSB generator
 $(UNIT_BIN) $(DIAL_BIN): $(BUILD)/%: $(BUILD)/%.o $(DRV_A) $(INJ_A) $(LIB_A)
@@ -137,7 +162,7 @@ FUZZ_CC  ?= clang
 fuzz-targets: $(FUZZ_BIN)
 $(FUZZ_BIN): $(BUILD)/%: $(BUILD)/%.o $(DRV_A) $(INJ_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CC_OPT) -fsanitize=fuzzer $(filter %.o,$^) -o $@ $(filter %.a,$^) -lpapi -lhiredis -lcrypto $(LDLIBS_KV)
+	$(MPICC) $(CC_OPT) -fsanitize=fuzzer $(filter %.o,$^) -o $@ $(filter %.a,$^) $(call lib_of,papi) $(call lib_of,hiredis) -lcrypto $(LDLIBS_KV)
 
 test: all
 	bash tests/run.sh
@@ -181,6 +206,7 @@ install: lib
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@MPI_HOME@|$(MPI_HOME)|' -e 's|@VERSION@|0.1.0|' \
+	    -e 's|@LIBS_PRIVATE@|$(LDLIBS_KV)|' \
 	    kvstore/kvstore.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kvstore.pc
 
 # Everything built, in every output directory; the MPI record stays.

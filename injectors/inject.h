@@ -226,10 +226,11 @@ int kvi_log_kill(const char *path, const kvi_event *ev, int pid, const char *hos
 int kvi_kill(const kvi_event *ev, int pid, const char *host, const char *log_path);
 
 /* kvi_kill_group: the kills of one failure event, sent as close together
- * as they can be: every local victim is checked (kill(pid, 0)), the lines
- * of all that can be signalled are logged in one write and one fsync
- * (each with its own timestamp), and only then are the signals sent, by
- * consecutive kill(2) calls in the order of evs.  Victims on another host
+ * as they can be: every local victim is checked (kill(pid, 0)) and the log
+ * opened, then the signals are sent by consecutive kill(2) calls in the
+ * order of evs, each victim's timestamp read right before its signal, and
+ * the lines of those signalled are logged afterwards in one write and one
+ * fsync (before the signals when this process is itself a victim).  Victims on another host
  * go through KV_INJECT_REMOTE: a template holding {pids} gets one command
  * per run of consecutive victims of one host ({pids}: their pids, space
  * separated; {pid} and {rank}: the first one's), any other template one
@@ -237,8 +238,9 @@ int kvi_kill(const kvi_event *ev, int pid, const char *host, const char *log_pat
  * caller's array of n (may be NULL), set to 0 for a kill sent and to the
  * errno of one not sent (as kvi_kill).  spread_s (may be NULL): seconds
  * from the first signal to the last (the remote hooks' run time counts).
- * Returns how many kills were not sent, or -1 (errno) for bad arguments or
- * a log that cannot be written (then nothing is sent). */
+ * Returns how many kills were not sent, or -1 (errno) for bad arguments, a
+ * log that cannot be opened (then nothing is sent; err untouched) or a log
+ * whose lines could not be written after the signals (err is then set). */
 int kvi_kill_group(const kvi_event *evs, int n, const char *log_path, int *err,
                    double *spread_s);
 

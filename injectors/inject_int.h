@@ -23,9 +23,15 @@ uint64_t kvi__rng_below(kvi_rng *r, uint64_t n); /* uniform in [0, n), n > 0 */
 int kvi__valid_host(const char *s);
 
 /* killlog.c: log the kills evs[i] with pick[i] != 0 (all when pick is
- * NULL) in one locked write and one fsync; *when (may be NULL): the last
- * line's timestamp.  0, or -1 (errno). */
+ * NULL) in one locked write and one fsync, each timestamp read as its line
+ * is formatted; *when (may be NULL): the last line's timestamp.  0, or -1
+ * (errno).  kvi__log_open and kvi__log_write are its two halves, for lines
+ * written after the signals: the timestamps are then times[i] (NULL: read
+ * at formatting), and kvi__log_write closes fd. */
 int kvi__log_lines(const char *path, const kvi_event *evs, int n, const int *pick,
+                   long long *when_ns);
+int kvi__log_open(const char *path);
+int kvi__log_write(int fd, const kvi_event *evs, int n, const int *pick, const long long *times,
                    long long *when_ns);
 
 /* kill.c: kvi_kill_group; all_local: every victim is on this host, whatever

@@ -5,12 +5,15 @@
  * A group goes in three steps, so that nothing slow sits between two
  * signals: (1) every victim is checked and every hook command is built
  * (a local pid must exist and be ours; a remote victim needs the template
- * in KV_INJECT_REMOTE and a sane host name); (2) the lines of the victims
- * that passed are logged in one write and one fsync; (3) the signals go
- * out in the order given: consecutive kill(2) calls for local victims,
- * and for a run of consecutive victims of one remote host one command
- * when the template takes {pids} (one per victim otherwise).  kvi_kill is
- * a group of one.  The spread reported is CLOCK_MONOTONIC from just before
+ * in KV_INJECT_REMOTE and a sane host name), and the log is opened; (2)
+ * the signals go out in the order given, each victim's timestamp read
+ * right before its own: consecutive kill(2) calls for local victims, and
+ * for a run of consecutive victims of one remote host one command when the
+ * template takes {pids} (one per victim otherwise); (3) the lines of the
+ * victims signalled are written in one write and one fsync.  When the
+ * calling process is itself a victim (the in-process form) step (3) comes
+ * before step (2), as it could not come after (killlog.c).  kvi_kill is a
+ * group of one.  The spread reported is CLOCK_MONOTONIC from just before
  * the first signal to just after the last.
  */
 #include <errno.h>
@@ -20,6 +23,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "inject_int.h"
 
@@ -119,14 +123,16 @@ static int plan(const kvi_event *evs, int n, int all_local, int *err, int *local
     return ns;
 }
 
-/* Step (3). */
-static void send_all(const kvi_event *evs, int *err, const step *steps, int ns) {
+/* Step (2); times[i]: CLOCK_REALTIME ns right before victim i's signal. */
+static void send_all(const kvi_event *evs, int *err, const step *steps, int ns, long long *times) {
     for (int k = 0; k < ns; k++) {
         const step *s = &steps[k];
+        times[s->first] = kvi_wall_ns();
         if (!s->cmd) {
             if (kill(evs[s->first].pid, evs[s->first].signal) != 0) err[s->first] = errno;
             continue;
         }
+        for (int j = s->first + 1; j < s->first + s->count; j++) times[j] = times[s->first];
         int st = system(s->cmd);
         if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
             for (int j = s->first; j < s->first + s->count; j++) err[j] = EIO;
@@ -142,17 +148,26 @@ int kvi__kill_group(const kvi_event *evs, int n, const char *log_path, int *err_
     int *err = calloc((size_t)n, sizeof *err), *local = calloc((size_t)n, sizeof *local);
     int *pick = calloc((size_t)n, sizeof *pick);
     step *steps = calloc((size_t)n, sizeof *steps);
-    int rc = -1, ns = 0;
-    if (!err || !local || !pick || !steps) goto out;
+    long long *times = calloc((size_t)n, sizeof *times);
+    int rc = -1, ns = 0, fd = -1, self = 0;
+    if (!err || !local || !pick || !steps || !times) goto out;
     ns = plan(evs, n, all_local, err, local, steps);
+    for (int i = 0; i < n; i++) self |= local[i] && evs[i].pid == (int)getpid();
     for (int i = 0; i < n; i++) pick[i] = !err[i];
-    if (log_path && ns > 0 && kvi__log_lines(log_path, evs, n, pick, NULL)) goto out;
+    if (log_path && ns > 0) {
+        if (self ? kvi__log_lines(log_path, evs, n, pick, NULL) : (fd = kvi__log_open(log_path)) < 0)
+            goto out;
+    }
     double t0 = mono();
-    send_all(evs, err, steps, ns);
+    send_all(evs, err, steps, ns, times);
     if (spread_s) *spread_s = mono() - t0;
+    if (err_out) memcpy(err_out, err, (size_t)n * sizeof *err);
+    if (fd >= 0) {
+        for (int i = 0; i < n; i++) pick[i] = !err[i];
+        if (kvi__log_write(fd, evs, n, pick, times, NULL)) goto out;   /* sent, but not logged */
+    }
     rc = 0;
     for (int i = 0; i < n; i++) rc += err[i] != 0;
-    if (err_out) memcpy(err_out, err, (size_t)n * sizeof *err);
 out:;
     int saved = errno;
     for (int k = 0; k < ns; k++) free(steps[k].cmd);
@@ -160,6 +175,7 @@ out:;
     free(local);
     free(pick);
     free(steps);
+    free(times);
     if (rc < 0 && saved == 0) saved = ENOMEM;
     errno = saved;
     return rc;

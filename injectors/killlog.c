@@ -2,18 +2,22 @@
  * killlog.c -- the kill log, and the small helpers every part shares
  * (clock, host names, signal and role names).
  *
- * Every kill is first appended to a CSV log, with a CLOCK_REALTIME
- * timestamp in integer nanoseconds (CLOCK_REALTIME) taken as the last step
- * before its line is formatted, written and fsync'ed (the line must survive
- * the victim, and the node if it is the victim's own node); only then is
- * the signal sent (kill.c).  The gap between the timestamp and the signal
- * is one write and one fsync: microseconds on a page cache or tmpfs, up to
- * a few ms on a disk with write barriers.  The kills of one event (a node
- * loss: its daemon and its ranks) are logged together, in one write and one
- * fsync, so that the signals after it can follow one another without a
- * sync in between.  A victim on another host is reached through the
- * command template in KV_INJECT_REMOTE (kill.c); its timestamp then
- * precedes the signal by the hook's own latency.
+ * Every kill is appended to a CSV log with a CLOCK_REALTIME timestamp in
+ * integer nanoseconds.  An injector outside its victims (kv_inject, or a
+ * rank killing others) reads each timestamp right before that victim's
+ * signal and writes and fsyncs the event's lines after the last signal
+ * (kill.c): a write, an fsync and a lock on a shared file system (Lustre,
+ * GPFS: milliseconds) never sit between a timestamp and its signal.  The
+ * log is opened before the signals, so one that cannot be written stops
+ * them.  A process that is itself among the victims (the in-process form:
+ * a rank killing its own node, itself last) cannot write afterwards: its
+ * lines are written and fsync'ed first, each timestamp read as the last
+ * step before its line is formatted, and the gap to the signal is then one
+ * write and one fsync.  The kills of one event (a node loss: its daemon and
+ * its ranks) are logged together, in one write and one fsync.  A victim on
+ * another host is reached through the command template in
+ * KV_INJECT_REMOTE (kill.c); its timestamp precedes the signal by the
+ * hook's own latency.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -100,28 +104,34 @@ static int write_all(int fd, const char *buf, size_t n) {
     return 0;
 }
 
-/* One victim's line; the timestamp is read here, as the last step. */
+/* One victim's line; the timestamp is *t when given (> 0), else read here,
+ * as the last step. */
 static size_t format_line(char *line, const kvi_event *ev, long long *t) {
     char me[KVI_HOST_MAX] = "";
     const char *host = ev->host;
     if (!*host && kvi_hostname(me, sizeof me) == 0) host = me;
-    *t = kvi_wall_ns();
+    if (*t <= 0) *t = kvi_wall_ns();
     int n = snprintf(line, LINE_CAP, "%d,%d,%d,%s,%s,%s,%lld\n", ev->index, ev->rank, ev->pid,
                      host, kvi_signal_name(ev->signal), kvi_role_name(ev->role), *t);
     return n < 0 ? 0 : n >= LINE_CAP ? LINE_CAP - 1 : (size_t)n;
 }
 
 /* Header if the file is empty, then the lines of the events i with
- * pick[i] (all when pick is NULL) in one write, then fsync. */
-static int append_lines(int fd, const kvi_event *evs, int n, const int *pick, long long *when_ns) {
+ * pick[i] (all when pick is NULL) in one write, then fsync; times[i] (NULL:
+ * read as each line is formatted) their timestamps. */
+static int append_lines(int fd, const kvi_event *evs, int n, const int *pick,
+                        const long long *times, long long *when_ns) {
     struct stat st;
     if (fstat(fd, &st) != 0) return -1;
     char *buf = malloc((size_t)n * LINE_CAP + sizeof LOG_HEADER);
     if (!buf) return -1;
     size_t used = st.st_size == 0 ? (size_t)snprintf(buf, sizeof LOG_HEADER, "%s", LOG_HEADER) : 0;
     long long t = 0;
-    for (int i = 0; i < n; i++)
-        if (!pick || pick[i]) used += format_line(buf + used, &evs[i], &t);
+    for (int i = 0; i < n; i++) {
+        if (pick && !pick[i]) continue;
+        t = times ? times[i] : 0;
+        used += format_line(buf + used, &evs[i], &t);
+    }
     int rc = write_all(fd, buf, used);
     free(buf);
     if (rc) return -1;
@@ -131,17 +141,23 @@ static int append_lines(int fd, const kvi_event *evs, int n, const int *pick, lo
     return 0;
 }
 
-int kvi__log_lines(const char *path, const kvi_event *evs, int n, const int *pick,
+int kvi__log_open(const char *path) { return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644); }
+
+int kvi__log_write(int fd, const kvi_event *evs, int n, const int *pick, const long long *times,
                    long long *when_ns) {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return -1;
     /* Ranks may share one log: the lock keeps header and lines whole. */
     (void)flock(fd, LOCK_EX);
-    int rc = append_lines(fd, evs, n, pick, when_ns);
+    int rc = append_lines(fd, evs, n, pick, times, when_ns);
     int saved = errno;
     close(fd);
     errno = saved;
     return rc;
+}
+
+int kvi__log_lines(const char *path, const kvi_event *evs, int n, const int *pick,
+                   long long *when_ns) {
+    int fd = kvi__log_open(path);
+    return fd < 0 ? -1 : kvi__log_write(fd, evs, n, pick, NULL, when_ns);
 }
 
 int kvi_log_kill(const char *path, const kvi_event *ev, int pid, const char *host,

@@ -5,8 +5,8 @@
  * schedule from the spec against it, writes the schedule out before the
  * first kill, then sleeps on CLOCK_REALTIME (absolute deadlines, so errors
  * do not accumulate) until each event's moment and kills its victims with
- * kvi_kill_group, which logs the kills of an event first and then sends
- * them back to back (a node loss: the node's daemon processes and ranks).
+ * kvi_kill_group, which sends the kills of an event back to back and then
+ * logs them (a node loss: the node's daemon processes and ranks).
  * Only time-based schedules can be run from outside: operation counts live
  * inside the ranks, so `when=ops:N` is refused with a pointer to the
  * in-process form.  `kv_inject --publish DIR -- PROGRAM` is the other end:
@@ -207,7 +207,7 @@ static int run_event(const kvi_event *ev, int n, double start, const char *log) 
     double late = kvi_now() - due;
     int failed = kvi_kill_group(ev, n, log, err, &spread);
     if (failed < 0) {
-        fprintf(stderr, "kv_inject: event %d: cannot write the kill log %s: %s (nothing sent)\n",
+        fprintf(stderr, "kv_inject: event %d: cannot write the kill log %s: %s\n",
                 ev[0].index, log, strerror(errno));
         failed = n;
     } else {

@@ -3,9 +3,14 @@
  * Events, so any PAPI tool reads them as sde:::kvstore::NAME on every
  * machine, hardware counters or not.  The counters are the fields of
  * kv_stats, registered by address: reading them costs the store nothing.
+ * Built without libsde (kv_features.h, written by the Makefile from what
+ * scripts/features.sh found), both functions do nothing: the counters are
+ * still in kv_stats, only not exported.
  */
 #include "kv_internal.h"
+#include "kv_features.h"
 
+#if KV_HAVE_SDE
 #include <sde_lib.h>
 #include <stddef.h>
 
@@ -48,3 +53,10 @@ void kvp_sde_init(kv_store *s) {
 void kvp_sde_fini(kv_store *s) {
     if (sde_owner == s) sde_owner = NULL;
 }
+
+#else /* !KV_HAVE_SDE */
+
+void kvp_sde_init(kv_store *s) { (void)s; }
+void kvp_sde_fini(kv_store *s) { (void)s; }
+
+#endif

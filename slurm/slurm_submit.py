@@ -11,8 +11,8 @@ allocation that is `mpirun --with-ft ulfm` via scripts/kvrun, since Open
 MPI supports fault tolerance only under its own launcher.
 
 Nothing is submitted twice.  A run is left alone when it has an outcome
-(finished, or failed, crashed, hung: those again only with
---retry-failed) or when Slurm still holds its array task: the job ids of
+(finished, or any other: those again only with --retry-failed) or when
+Slurm still holds its array task: the job ids of
 every submission are in results/CAMPAIGN/slurm/jobs.csv with their
 listings, and Slurm's state of each task comes from squeue (pending,
 running, and ended within MinJobAge) and from sacct when the cluster has
@@ -21,9 +21,10 @@ A run whose task started (campaign.py leaves started.json) but ended
 without a result (killed at Slurm's time limit, its node lost) gets an
 outcome recorded through `campaign.py record`: hung after TIMEOUT, else
 failed.  `status` prints every run's state, Slurm's included.  Account,
-partition, modules, overcommit, extra sbatch options and the throttle come
-from the campaign's [slurm] section or the environment (SBATCH_ACCOUNT,
-SBATCH_PARTITION are read by sbatch itself).
+partition, modules, overcommit, exclusive (1: --exclusive; the default for
+a group with failures, 0 otherwise), extra sbatch options and the throttle
+come from the campaign's [slurm] section or the environment
+(SBATCH_ACCOUNT, SBATCH_PARTITION are read by sbatch itself).
 """
 import argparse
 import collections
@@ -36,7 +37,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CAMPAIGN_PY = os.path.join(ROOT, "experiments", "campaign", "campaign.py")
-SLURM_KEYS = {"account", "partition", "modules", "throttle", "overcommit", "extra"}
+SLURM_KEYS = {"account", "partition", "modules", "throttle", "overcommit", "exclusive", "extra"}
 LIVE = {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "REQUEUE_HOLD",
         "REQUEUE_FED", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED", "RESV_DEL_HOLD"}
 AS_HUNG = {"TIMEOUT", "DEADLINE"}  # past Slurm's limit, which is kvrun's plus a minute
@@ -143,7 +144,7 @@ def record_ended(p, states):
         states[rid] = (outcome, task, slurm)
 
 
-def sbatch_command(p, g, run, count, listing, sdir):
+def sbatch_command(p, g, run, count, listing, sdir, faults):
     sl = p["slurm"]
     minutes = max(1, math.ceil((p["time_limit_s"] + 60) / 60))  # launcher limit plus start-up slack
     throttle = sl.get("throttle", p["throttle"])
@@ -156,6 +157,11 @@ def sbatch_command(p, g, run, count, listing, sdir):
             cmd.append(f"--{k}={sl[k]}")
     if sl.get("overcommit") == "1":
         cmd.append("--overcommit")
+    # A run with failures gets its nodes to itself unless the campaign says
+    # otherwise: another job's ranks on a victim node would be measured
+    # with it, and a node loss would take them too.
+    if sl.get("exclusive", "1" if faults else "0") == "1":
+        cmd.append("--exclusive")
     cmd += sl.get("extra", "").split()
     return cmd + [os.path.join(ROOT, "slurm", "task.sh"), p["file"], listing]
 
@@ -170,14 +176,14 @@ def submit(p, retry):
     os.makedirs(sdir, exist_ok=True)
     states = run_states(p, sdir)
     record_ended(p, states)
-    again = ("failed", "crashed", "hung") if retry else ()
+    again = tuple(p["outcomes_not_passed"]) if retry else ()
     groups = {}
     for r in p["runs"]:
         if states[r["id"]][0] in ("not run",) + again:
             groups.setdefault((r["nodes"], r["ranks"], r["tasks_per_node"]), []).append(r)
     count = collections.Counter(st for st, _, _ in states.values())
     print(f"campaign {p['name']}: {count['finished']} finished, "
-          f"{count['failed'] + count['crashed'] + count['hung']} failed or hung"
+          f"{sum(count[o] for o in p['outcomes_not_passed'])} {', '.join(p['outcomes_not_passed'])}"
           f"{' (submitted again)' if retry else ' (kept; --retry-failed submits them again)'}, "
           f"{count['queued'] + count['running']} queued or running (not submitted again)")
     if not groups:
@@ -194,7 +200,8 @@ def submit(p, retry):
         listing = os.path.join(sdir, f"{stamp}-g{g}.txt")
         with open(listing, "w") as f:
             f.write("\n".join(r["id"] for r in runs) + "\n")
-        res = subprocess.run(sbatch_command(p, g, runs[0], len(runs), listing, sdir),
+        res = subprocess.run(sbatch_command(p, g, runs[0], len(runs), listing, sdir,
+                                            any(r["faults"] for r in runs)),
                              capture_output=True, text=True, env=env)
         if res.returncode != 0:
             print(f"sbatch failed for group {g}: {res.stderr.strip()}", file=sys.stderr)
@@ -223,7 +230,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("command", choices=("submit", "status"))
     ap.add_argument("campaign", metavar="CAMPAIGN_FILE")
-    ap.add_argument("--retry-failed", action="store_true", help="submit failed, crashed and hung runs again")
+    ap.add_argument("--retry-failed", action="store_true", help="submit every run that did not finish again")
     a = ap.parse_args()
     out = campaign("plan", a.campaign)
     if out is None:

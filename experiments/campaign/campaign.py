@@ -45,9 +45,11 @@ import shape
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAUNCH_KEYS = {"ranks", "nodes", "ranks_per_node"}
 CAMPAIGN_KEYS = {"name", "repetitions", "time_limit_s", "spares_for_spare_variant",
-                 "description", "throttle", "account", "partition", "modules", "seed", "mca",
-                 "interface"}
-OUTCOMES = ("finished", "failed", "crashed", "hung")
+                 "description", "throttle", "seed", "mca", "interface"}
+# A run's outcomes (kvrun's verdicts); every one but the first is retried
+# by --retry-failed, here and in slurm/slurm_submit.py (from `plan`).
+OUTCOMES = ("finished", "failed", "crashed", "hung", "aborted")
+NOT_PASSED = OUTCOMES[1:]
 SEED_ITEM = re.compile(r"(^|[;\n])\s*seed\s*=")
 SECTIONS = {"campaign", "sweep", "fixed", "slurm"}
 NAME_RE = re.compile(r"^(store|workload|driver)\.[a-z_]+$|^(ranks|nodes|ranks_per_node)$")
@@ -86,7 +88,8 @@ def parse(path):
 def check_entry(section, name, value, where, out):
     if section == "campaign" and name not in CAMPAIGN_KEYS:
         raise CampaignError(f"{where}: unknown campaign setting {name!r} (known: "
-                            f"{', '.join(sorted(CAMPAIGN_KEYS))})")
+                            f"{', '.join(sorted(CAMPAIGN_KEYS))}; batch settings such as account, "
+                            "partition and modules go in [slurm])")
     if section in ("sweep", "fixed") and not NAME_RE.match(name):
         raise CampaignError(f"{where}: {name!r} is not store.X, workload.X, driver.X, "
                             "ranks, nodes or ranks_per_node")
@@ -218,6 +221,7 @@ def run_one(c, run, where=()):
     """Run one run here under the launcher; returns its status."""
     rdir = os.path.join(results_dir(c), run["id"])
     os.makedirs(rdir, exist_ok=True)
+    before = earlier_attempts(rdir)
     for stale in ("kills.csv", "meta.json", "launch.txt"):  # a retry starts clean
         if os.path.exists(os.path.join(rdir, stale)):
             os.remove(os.path.join(rdir, stale))
@@ -229,7 +233,7 @@ def run_one(c, run, where=()):
     env = kvrun_env(c, KVRUN_CMD_FILE=os.path.join(rdir, "launch.txt"))
     t0 = time.time()
     with open(os.path.join(rdir, "started.json"), "w") as f:  # the batch system's trace
-        json.dump({"job_id": slurm_job_id(), "host": os.uname().nodename, "time": t0}, f)
+        json.dump(attempt_record(t0, before), f)
     ckpt = run["params"].get("store.variant") == "checkpoint-restart"
     if ckpt:  # a death ends the job (no ULFM); the launcher restarts it below
         if "store.checkpoint_dir" not in run["params"]:
@@ -253,12 +257,38 @@ def run_one(c, run, where=()):
     status = {0: "finished", 1: "failed", 2: "crashed", 3: "hung", 4: "aborted"}.get(rc, "failed")
     if status != "finished" or run_status(rdir) is None:
         write_stub_meta(c, run, rdir, status if status != "finished" else "failed", time.time() - t0)
-    add_launch(rdir)
+    add_launch(rdir, before)
     return run_status(rdir)
 
 
-def add_launch(rdir):
-    """meta.json gets the exact launch command kvrun wrote (launch.txt)."""
+def earlier_attempts(rdir):
+    """The attempts of this run before the one starting now, oldest first,
+    each as started.json recorded it plus the outcome it left ('ended
+    without a result' when none: its task or node died, or Slurm requeued
+    it).  A Slurm requeue reruns a task under the same job id, so this is
+    where a requeued run says so."""
+    try:
+        with open(os.path.join(rdir, "started.json")) as f:
+            last = json.load(f)
+    except (OSError, ValueError):
+        return []
+    older = last.pop("earlier_attempts", [])
+    last["outcome"] = run_status(rdir) or "ended without a result"
+    return older + [last]
+
+
+def attempt_record(t0, before):
+    """started.json: who runs this attempt, and the attempts before it."""
+    rec = {"job_id": slurm_job_id(), "host": os.uname().nodename, "time": t0,
+           "slurm_restart_count": int(os.environ.get("SLURM_RESTART_COUNT", "0") or 0)}
+    if before:
+        rec["earlier_attempts"] = before
+    return rec
+
+
+def add_launch(rdir, before=()):
+    """meta.json gets the exact launch command kvrun wrote (launch.txt), and
+    the run's earlier attempts with Slurm's restart count when there were."""
     try:
         with open(os.path.join(rdir, "launch.txt")) as f:
             line = f.read().strip()
@@ -267,6 +297,9 @@ def add_launch(rdir):
     except (OSError, ValueError):
         return
     meta["launch_command"] = line
+    meta["slurm_restart_count"] = int(os.environ.get("SLURM_RESTART_COUNT", "0") or 0)
+    if before:
+        meta["earlier_attempts"] = list(before)
     with open(os.path.join(rdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=2)
         f.write("\n")
@@ -341,17 +374,17 @@ def preflight(c, runs, where):
 
 
 def to_run(c, runs, retry):
-    """The runs a `run` does: never run, or (retry) failed, crashed, hung."""
-    again = OUTCOMES[1:] if retry else ()
+    """The runs a `run` does: never run, or (retry) any outcome but finished."""
+    again = NOT_PASSED if retry else ()
     return [r for r in runs if run_status(os.path.join(results_dir(c), r["id"])) in (None,) + again]
 
 
 def cmd_run(c, runs, retry, where):
     todo = to_run(c, runs, retry)
     by = collections.Counter(run_status(os.path.join(results_dir(c), r["id"])) for r in runs)
-    kept = sum(by[o] for o in OUTCOMES[1:]) if not retry else 0
+    kept = sum(by[o] for o in NOT_PASSED) if not retry else 0
     print(f"campaign {c['campaign']['name']}: {len(runs)} runs, {by['finished']} already finished, "
-          f"{kept} kept as failed or hung (--retry-failed runs them again), {len(todo)} to run; "
+          f"{kept} kept as {', '.join(NOT_PASSED)} (--retry-failed runs them again), {len(todo)} to run; "
           f"results in {results_dir(c)}", flush=True)
     if todo:
         preflight(c, todo, where)
@@ -410,8 +443,9 @@ def cmd_plan(c, runs):
     print(json.dumps({
         "name": camp["name"], "file": os.path.abspath(c["_path"]), "results": results_dir(c),
         "time_limit_s": int(camp.get("time_limit_s", "300")), "throttle": camp.get("throttle", "4"),
-        "slurm": c["slurm"],
+        "slurm": c["slurm"], "outcomes_not_passed": list(NOT_PASSED),
         "runs": [{"index": i, "id": r["id"], "nodes": r["launch"]["nodes"], "ranks": r["launch"]["ranks"],
+                  "faults": bool(r["params"].get("driver.failures", "").strip()),
                   "ranks_per_node": r["launch"]["ranks_per_node"],
                   "tasks_per_node": shape.busiest(r["launch"]),
                   "problems": shape.problems(r["launch"]),
@@ -469,11 +503,11 @@ def arguments():
         if name in ("run-one", "record"):
             p.add_argument("run", metavar="RUN", help="the run's number in `list`, or its id")
         if name == "record":
-            p.add_argument("status", choices=OUTCOMES[1:])
+            p.add_argument("status", choices=NOT_PASSED)
             p.add_argument("reason", help="what ended it (e.g. 'Slurm: TIMEOUT')")
         if name == "run":
             p.add_argument("--retry-failed", action="store_true",
-                           help="run again the runs that failed, crashed or hung")
+                           help=f"run again the runs that ended {', '.join(NOT_PASSED)}")
         if name in ("run", "run-one"):
             w = p.add_mutually_exclusive_group()
             w.add_argument("--cluster", action="store_true", help="on the test cluster (scripts/vcluster)")

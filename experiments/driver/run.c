@@ -12,14 +12,18 @@
  * kind, before and after the first failure the backend saw; completions go
  * to timeline bins.  Every time here is kv_clock_ns() (monotonic, integer
  * ns) from this rank's run start.  The loop stops at the workload's end,
- * after duration_s, or when the backend gives up.
+ * after duration_s, or when the backend gives up.  A driver built without
+ * PAPI (kv_features.h) records its counters as NA, and says why.
  */
-#include <papi.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "backend.h"
+#include "kv_features.h"
+
+#if KV_HAVE_PAPI
+#include <papi.h>
 
 static int papi_set = PAPI_NULL;
 
@@ -53,6 +57,16 @@ void drv_papi_phase(drv_rank *m, long long out[2], int start) {
     }
     if (PAPI_stop(papi_set, out) != PAPI_OK) out[0] = out[1] = -1;
 }
+#else /* !KV_HAVE_PAPI */
+void drv_papi_init(drv_rank *m) {
+    snprintf(m->papi_reason, sizeof m->papi_reason, "built without PAPI (no papi.h or -lpapi at make)");
+}
+
+void drv_papi_phase(drv_rank *m, long long out[2], int start) {
+    (void)m;
+    if (!start) out[0] = out[1] = -1;
+}
+#endif
 
 /* Count one completed operation in the timeline bins. */
 void drv_add_bin(drv_rank *m, double t, int kind, int failed, double bin_s) {

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "kv_features.h"
 #include "kv_util.h"
 #include "redis.h"
 
@@ -114,6 +115,11 @@ static int redis_set(drv_settings *s, const char *name, const char *v, char *err
 
 static int redis_check(const drv_settings *s, int nranks, char *err, size_t len) {
     char sub[400];
+    if (!KV_HAVE_HIREDIS) {
+        snprintf(err, len, "driver.backend=redis: this kv_driver was built without hiredis "
+                           "(install its development files, e.g. libhiredis-dev, and run make again)");
+        return -1;
+    }
     if (wl_params_check_ranks(&s->work, nranks, sub, sizeof sub)) {
         snprintf(err, len, "workload: %s", sub);
         return -1;

@@ -13,14 +13,19 @@
  * answers with the old, dead address until it has promoted the replica,
  * so the first attempt that succeeds marks the end of the failover as this
  * client sees it.  Any other error reply (a bad command) is not retried.
+ * Built without hiredis (kv_features.h) the functions only fail: redis.c
+ * refuses driver.backend=redis in its settings check before any is called.
  */
 #include "redis_client.h"
+#include "kv_features.h"
 
-#include <hiredis/hiredis.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#if KV_HAVE_HIREDIS
+#include <hiredis/hiredis.h>
 
 #define RETRY_PAUSE_NS 5000000L   /* 5 ms between attempts: the failover time's resolution */
 #define CONNECT_MS 500
@@ -281,3 +286,23 @@ int rcl_pids(rcl *r, int *primary, int *replica) {
     if (!*primary) snprintf(r->err, sizeof r->err, "no process_id in INFO of %s:%d", r->at_host, r->at_port);
     return *primary ? 0 : -1;
 }
+
+#else /* !KV_HAVE_HIREDIS: redis.c refuses the backend before any call */
+
+int rcl_open(rcl *r, const rcl_config *cfg) {
+    (void)cfg;
+    snprintf(r->err, sizeof r->err, "built without hiredis");
+    return -1;
+}
+void rcl_close(rcl *r) { (void)r; }
+int rcl_set(rcl *r, int n, const char *const *keys, const size_t *klens,
+            const unsigned char *const *vals, const size_t *vlens) {
+    return -1;
+}
+int rcl_get(rcl *r, int n, const char *const *keys, const size_t *klens, unsigned char *const *bufs,
+            size_t cap, long *got) {
+    return -1;
+}
+int rcl_pids(rcl *r, int *primary, int *replica) { return -1; }
+
+#endif
