@@ -20,7 +20,8 @@ import os
 import re
 import sys
 
-STATUSES = ("finished", "failed", "crashed", "hung", "aborted")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "experiments", "campaign"))
+from campaign import OUTCOMES as STATUSES  # noqa: E402  (a run's outcomes: one definition)
 OPS = ("read", "update", "insert", "scan", "rmw", "all")
 LAT_PHASES = ("before_failure", "after_failure", "all")
 PHASES = ("revoke", "shrink", "agree", "windows", "rereplicate")

@@ -6,8 +6,13 @@
  * everywhere.  node:NAME picks one; node:random draws `count` distinct
  * nodes (a partial Fisher-Yates shuffle of the eligible ones on the
  * schedule's generator: victims first, then moments, as for rank
- * targets).  Rank 0's node is eligible only with allow_rank0=1: under
- * kvrun it is the launch node, whose loss ends an Open MPI job.  Each
+ * targets).  The launch node is eligible only with allow_rank0=1: the
+ * loss of the node where mpirun runs ends an Open MPI job.  It is the node
+ * whose ranks are the launcher's own children (a daemon and no
+ * daemon-parent in the rank table: prterun forks them itself); when no
+ * rank is (kvrun --launcher-alone: mpirun on a node without ranks), every
+ * node may be drawn, rank 0's too; when the table knows no daemon at all
+ * (a program not started by Open MPI) rank 0's node stands for it.  Each
  * event lists the node's daemon processes (each distinct pid once, the
  * launch-side prted before the daemon), then its ranks, its lowest rank
  * last: that rank carries the whole event out in the in-process form and
@@ -49,31 +54,47 @@ static int nodes_make(const kvi_rank_info *ranks, int nranks, const int *idx, no
     return 0;
 }
 
+/* The launch node: the node of a rank forked by the launcher itself (a
+ * daemon, no daemon-parent); -1 when the table knows daemons but none is
+ * the launcher (it runs on a node without ranks); 0, rank 0's node, when
+ * it knows none. */
+static int launch_node(const kvi_rank_info *ranks, int nranks, const int *idx, const nodes *nd) {
+    int known = 0;
+    for (int r = 0; r < nranks; r++) {
+        const kvi_rank_info *x = &ranks[idx[r]];
+        known |= x->daemon > 0;
+        if (x->daemon > 0 && x->daemon_parent == 0) return nd->of_rank[r];
+    }
+    return known ? -1 : 0;
+}
+
 /* The victim nodes, one per event, into chosen[0..count-1]. */
-static int pick_nodes(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ranks,
+static int pick_nodes(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ranks, int nranks,
                       const int *idx, const nodes *nd, int *chosen, char *err, size_t len) {
     const char *head = ranks[idx[0]].host;
+    int launch = s->allow_rank0 ? -1 : launch_node(ranks, nranks, idx, nd);
     if (!s->node_random) {
         int k = 0;
         while (k < nd->n && strcmp(ranks[idx[nd->first[k]]].host, s->host)) k++;
         if (k == nd->n)
             return kvu_fail(err, len, "target: no rank runs on node '%s' (rank 0 is on '%s')",
                              s->host, head);
-        if (k == 0 && !s->allow_rank0)
-            return kvu_fail(err, len, "target: node '%s' holds rank 0: it is the launch node, "
-                             "whose loss ends an Open MPI job; set allow_rank0=1 to kill it "
-                             "anyway", s->host);
+        if (k == launch)
+            return kvu_fail(err, len, "target: node '%s' is the launch node (mpirun's), whose "
+                             "loss ends an Open MPI job; set allow_rank0=1 to kill it anyway, or "
+                             "run mpirun on a node of its own (kvrun --launcher-alone)", s->host);
         chosen[0] = k;
         return 0;
     }
-    int first = s->allow_rank0 ? 0 : 1, m = nd->n - first;   /* node 0 holds rank 0 */
+    int m = nd->n - (launch >= 0);
     if (s->count > m)
         return kvu_fail(err, len, "target: node:random x count=%d needs %d distinct nodes but "
                          "only %d are eligible%s", s->count, s->count, m,
-                         first ? " (rank 0's node is never drawn unless allow_rank0=1)" : "");
+                         launch >= 0 ? " (the launch node is never drawn unless allow_rank0=1)" : "");
     int *pool = malloc((size_t)(m > 0 ? m : 1) * sizeof *pool);
     if (!pool) return kvu_fail(err, len, "schedule: out of memory");
-    for (int i = 0; i < m; i++) pool[i] = first + i;
+    for (int k = 0, i = 0; k < nd->n; k++)
+        if (k != launch) pool[i++] = k;
     for (int i = 0; i < s->count; i++) {
         int j = i + (int)kvi__rng_below(rng, (uint64_t)(m - i));
         int t = pool[i];
@@ -172,7 +193,7 @@ int kvi__build_node_loss(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *r
     int *chosen = malloc((size_t)s->count * sizeof *chosen);
     int rc = chosen && nodes_make(ranks, nranks, idx, &nd) == 0
                  ? 0 : kvu_fail(err, len, "schedule: out of memory");
-    if (!rc) rc = pick_nodes(s, rng, ranks, idx, &nd, chosen, err, len);
+    if (!rc) rc = pick_nodes(s, rng, ranks, nranks, idx, &nd, chosen, err, len);
     if (!rc) rc = check_node_limits(s, &nd, chosen, nranks, max_sim, err, len);
     if (!rc) rc = fill_node_events(s, rng, ranks, nranks, idx, &nd, chosen, out, err, len);
     free(chosen);

@@ -29,6 +29,10 @@
 #                       --transport uct); as root Debian's libucx-dev.
 #   OMPI_PATCHES=none   Open MPI 5.0.7 as released, without the project's
 #                       patches: what a site's stock build does (mpiprobe).
+# As root (the test machine) the stock build is made too, after the
+# project's, and recorded in build/mpi-stock/ (mpi.mk, mpi.env): the tests
+# compare the two (tests/scripts/test_mpiprobe.sh).  KV_STOCK=0 skips it,
+# KV_STOCK=1 makes it without root as well.
 # The machine's apt configuration is not touched: the trixie deb-src entry
 # lives in a private apt directory, built from the mirror URI already in the
 # machine's own sources, so no host name appears in this repository.
@@ -356,11 +360,16 @@ export OMPI_MCA_hwloc_base_use_hwthreads_as_cpus=1
 ENV
   mv "$OUT/mpi.mk.tmp" "$OUT/mpi.mk"
   mv "$OUT/mpi.env.tmp" "$OUT/mpi.env"
-  log "MPI: Open MPI $ver with ULFM at $home (recorded in build/mpi.mk)"
+  log "MPI: Open MPI $ver with ULFM at $home (recorded in ${OUT#"$ROOT"/}/mpi.mk)"
 }
 
 main() {
-  if [ "${1:-}" = --build-only ]; then cached_or_build >/dev/null; return; fi
+  # --build-only [--print]: the build of this key, made when missing (its
+  # prefix printed with --print); no packages, no record.
+  if [ "${1:-}" = --build-only ]; then
+    if [ "${2:-}" = --print ]; then cached_or_build; else cached_or_build >/dev/null; fi
+    return
+  fi
   # --record DIR OUT: mpi.mk and mpi.env for the MPI in DIR, into OUT
   # (scripts/mpiprobe builds and runs its programs with another MPI so).
   if [ "${1:-}" = --record ]; then
@@ -372,5 +381,12 @@ main() {
   local home
   home=$(choose_mpi)
   write_choice "$home"
+  if [ "${KV_STOCK:-$([ "$(id -u)" -eq 0 ] && echo 1 || echo 0)}" = 1 ] && [ -z "${MPI_HOME:-}" ] &&
+     [ -z "${OMPI_PATCHES:-}" ]; then
+    log "Open MPI $OMPI_VERSION as released, for comparison (build/mpi-stock)"
+    local stock
+    stock=$(OMPI_PATCHES=none bash "$0" --build-only --print)
+    OUT=$OUT/mpi-stock write_choice "$stock"
+  fi
 }
 main "$@"

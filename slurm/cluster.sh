@@ -310,6 +310,12 @@ JobAcctGatherType=jobacct_gather/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 MpiDefault=none
+# As a production site has them: a task that exits non-zero ends its whole
+# step, and a batch job whose node failed is requeued (rerun under the same
+# id).  kvrun's srun options for a fault-tolerant run, and campaign.py's
+# record of earlier attempts, are what make node loss measurable under them.
+KillOnBadExit=1
+JobRequeue=1
 ReturnToService=2
 SlurmdParameters=config_overrides
 JobCompType=jobcomp/none

@@ -9,7 +9,12 @@ one identifier repeats it exactly.  A run keeps its outcome: a rerun skips
 runs that finished and also those that failed, crashed or hung, unless
 --retry-failed asks for them again.  Where runs go (this host, the test
 cluster, a hostfile, a Slurm allocation) is scripts/kvrun's choice, with
-the shape each run asks for (shape.py).  Commands:
+the shape each run asks for (shape.py).  Before runs across nodes the MPI
+is classified where they run (scripts/mpiprobe, kept as mpiprobe.json in
+the campaign's results): a run that needs what it lacks (a rank loss
+across nodes, a node loss, the proposed RMA features) is recorded
+"unsupported" with the reason instead of being run, so an MPI's hangs are
+never counted as a variant's.  Commands:
 
   campaign.py list FILE              the runs it expands to
   campaign.py run FILE [--retry-failed] [--cluster | --hostfile F]
@@ -46,9 +51,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 LAUNCH_KEYS = {"ranks", "nodes", "ranks_per_node"}
 CAMPAIGN_KEYS = {"name", "repetitions", "time_limit_s", "spares_for_spare_variant",
                  "description", "throttle", "seed", "mca", "interface"}
-# A run's outcomes (kvrun's verdicts); every one but the first is retried
-# by --retry-failed, here and in slurm/slurm_submit.py (from `plan`).
-OUTCOMES = ("finished", "failed", "crashed", "hung", "aborted")
+# A run's outcomes: kvrun's verdicts, and "unsupported" for a run the MPI
+# cannot support (scripts/mpiprobe said so; not run).  Every one but the
+# first is retried by --retry-failed, here and in slurm/slurm_submit.py
+# (from `plan`); analysis/results.py reads them from here.
+OUTCOMES = ("finished", "failed", "crashed", "hung", "aborted", "unsupported")
 NOT_PASSED = OUTCOMES[1:]
 SEED_ITEM = re.compile(r"(^|[;\n])\s*seed\s*=")
 SECTIONS = {"campaign", "sweep", "fixed", "slurm"}
@@ -217,10 +224,16 @@ def kvrun_env(c, **more):
     return env
 
 
-def run_one(c, run, where=()):
-    """Run one run here under the launcher; returns its status."""
+def run_one(c, run, where=(), probe=None):
+    """Run one run here under the launcher; returns its status.  With a
+    probe record (mpiprobe.json) a run its MPI cannot support is recorded
+    unsupported instead."""
     rdir = os.path.join(results_dir(c), run["id"])
     os.makedirs(rdir, exist_ok=True)
+    why = probe and unsupported(run, probe)
+    if why:
+        write_stub_meta(c, run, rdir, "unsupported", None, f"not run: {why} (mpiprobe.json)")
+        return "unsupported"
     before = earlier_attempts(rdir)
     for stale in ("kills.csv", "meta.json", "launch.txt"):  # a retry starts clean
         if os.path.exists(os.path.join(rdir, stale)):
@@ -373,6 +386,57 @@ def preflight(c, runs, where):
                                 f"launched here: {why}")
 
 
+def needs(run):
+    """What a run asks of its MPI: (probe field, value wanted, what for)."""
+    out = []
+    if run["params"].get("store.variant") == "proposed":
+        out.append(("proposed_rma", "yes", "variant proposed needs the proposed RMA features"))
+    spec = run["params"].get("driver.failures", "")
+    if re.search(r"target\s*=\s*node", spec):
+        out.append(("node_loss", "survives", "its failures are node losses"))
+    elif spec.strip() and run["launch"]["nodes"] > 1 and run["params"].get("store.variant") != "checkpoint-restart":
+        out.append(("rank_loss", "survives", "its failures are rank losses across nodes"))
+    return out
+
+
+def probe_mpi(c, where, fresh=False):
+    """scripts/mpiprobe's record for where the runs go, made once per
+    campaign and place (results/CAMPAIGN/mpiprobe.json) unless fresh."""
+    path = os.path.join(results_dir(c), "mpiprobe.json")
+    place = " ".join(where) or "local"
+    try:
+        rec = json.load(open(path))
+        if not fresh and rec.get("where") == place and rec.get("mpi_home") == mpi_home():
+            return rec
+    except (OSError, ValueError):
+        pass
+    os.makedirs(results_dir(c), exist_ok=True)
+    res = subprocess.run([os.path.join(ROOT, "scripts", "mpiprobe"), *where, "--out", path],
+                         capture_output=True, text=True, env=kvrun_env(c))
+    if res.returncode != 0:
+        raise CampaignError(f"scripts/mpiprobe could not classify the MPI: "
+                            f"{(res.stderr.strip().splitlines() or ['exit ' + str(res.returncode)])[-1]}")
+    print(res.stdout.strip(), flush=True)
+    return json.load(open(path))
+
+
+def mpi_home():
+    """The MPI kvrun launches with: KV_MPI_ENV's, else build/mpi.env's."""
+    try:
+        with open(os.environ.get("KV_MPI_ENV") or os.path.join(ROOT, "build", "mpi.env")) as f:
+            return next((ln.split("=", 1)[1].strip().strip("'\"") for ln in f
+                         if ln.startswith("export MPI_HOME=")), None)
+    except OSError:
+        return None
+
+
+def unsupported(run, probe):
+    """Why the probed MPI cannot support this run (None: it can)."""
+    why = [f"{what}, and the MPI's {field.replace('_', ' ')} probe says {probe.get(field, 'nothing')!r}"
+           for field, want, what in needs(run) if probe.get(field) != want]
+    return "; ".join(why) or None
+
+
 def to_run(c, runs, retry):
     """The runs a `run` does: never run, or (retry) any outcome but finished."""
     again = NOT_PASSED if retry else ()
@@ -388,15 +452,16 @@ def cmd_run(c, runs, retry, where):
           f"results in {results_dir(c)}", flush=True)
     if todo:
         preflight(c, todo, where)
+    probe = probe_mpi(c, where) if any(r["launch"]["nodes"] > 1 for r in todo) else None
     counts = collections.Counter()
     t0 = time.time()
     for i, r in enumerate(todo, 1):
-        st = run_one(c, r, where) or "failed"
+        st = run_one(c, r, where, probe) or "failed"
         counts[st] += 1
         left = (time.time() - t0) / i * (len(todo) - i)
         print(f"[{i}/{len(todo)}] {r['id']}: {st:8s}  done {counts['finished']}, failed "
               f"{counts['failed'] + counts['crashed']}, hung {counts['hung']}, aborted "
-              f"{counts.get('aborted', 0)}, ~{left:.0f} s left", flush=True)
+              f"{counts['aborted']}, unsupported {counts['unsupported']}, ~{left:.0f} s left", flush=True)
         write_index(c, runs)
     write_index(c, runs)
     return 0 if counts["failed"] + counts["crashed"] == 0 else 1
@@ -467,9 +532,10 @@ def cmd_run_one(c, runs, index, where):
     if st == "finished":
         print(f"{run['id']}: already finished")
         return 0
-    st = run_one(c, run, where)
+    probe = probe_mpi(c, where) if run["launch"]["nodes"] > 1 else None
+    st = run_one(c, run, where, probe)
     print(f"{run['id']}: {st}")
-    return 0 if st in ("finished", "hung") else 1
+    return 0 if st in ("finished", "hung", "unsupported") else 1
 
 
 def cmd_record(c, runs, index, status, reason):

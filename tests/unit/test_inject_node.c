@@ -11,7 +11,11 @@
  * once each, then its ranks with the lowest (the in-process executor, the
  * by_rank of every row) last; limits count a node as one loss, refuse
  * max_simultaneous 0, rank 0's node by name, an unknown node, and no
- * survivor unless force=1; the pid table line has five fields, an old
+ * survivor unless force=1; with mpirun on a node of its own (no rank is
+ * the launcher's child: every daemon has a daemon-parent) node:random
+ * draws every node over 500 seeds, rank 0's too, and rank 0's node is
+ * accepted by name, while a table that knows no daemon spares rank 0's
+ * node as the launch node; the pid table line has five fields, an old
  * three-field line reads with no daemon, malformed daemon fields are
  * refused; kvi_self_info finds a daemon and its prted parent by their
  * names and none under a plain parent; in-process, the node's executor
@@ -58,9 +62,13 @@ static int teardown(void **st) {
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* How the table's daemons look: mpirun on n0 (its ranks have no
+ * daemon-parent), on a node of its own (every rank has one), or unknown. */
+static enum { LAUNCH_N0, LAUNCH_ALONE, LAUNCH_UNKNOWN } launch_at = LAUNCH_N0;
+
 /* 12 ranks, in a shuffled order, on hosts n0..n3 (rank r on n(r % 4)):
  * daemon 5000+node, daemon-parent 6000+node except on n0 (the launch
- * node, where the daemon is prterun). */
+ * node, where the daemon is prterun); see launch_at for the others. */
 static void table(kvi_rank_info *t) {
     static const int order[NR] = {7, 0, 11, 3, 5, 1, 9, 2, 10, 4, 8, 6};
     for (int i = 0; i < NR; i++) {
@@ -69,8 +77,8 @@ static void table(kvi_rank_info *t) {
         t[i].rank = r;
         t[i].pid = 1000 + r;
         snprintf(t[i].host, sizeof t[i].host, "n%d", k);
-        t[i].daemon = 5000 + k;
-        t[i].daemon_parent = k ? 6000 + k : 0;
+        t[i].daemon = launch_at == LAUNCH_UNKNOWN ? 0 : 5000 + k;
+        t[i].daemon_parent = launch_at == LAUNCH_UNKNOWN ? 0 : k || launch_at == LAUNCH_ALONE ? 6000 + k : 0;
     }
 }
 
@@ -194,6 +202,43 @@ static void test_draw(void **st) {
     }
     assert_int_equal(at, a.nevents);
     kvi_schedule_free(&a);
+}
+
+/* The node drawn by event 0 of a node:random schedule, by its lowest rank. */
+static int node_of_event0(const kvi_schedule *sc) {
+    for (int i = 0; i < sc->nevents; i++)
+        if (sc->events[i].role == KVI_ROLE_RANK) return sc->events[i].rank % 4;
+    return -1;
+}
+
+static void test_launcher_alone(void **st) {
+    (void)st;
+    char text[128];
+    int seen[4] = {0};
+    kvi_schedule sc;
+    launch_at = LAUNCH_ALONE;
+    for (int seed = 1; seed <= 500; seed++) {
+        snprintf(text, sizeof text, "target=node:random; when=time:1; seed=%d", seed);
+        build_ok(text, 1, &sc);
+        int k = node_of_event0(&sc);
+        assert_true(k >= 0);
+        seen[k]++;
+        kvi_schedule_free(&sc);
+    }
+    for (int k = 0; k < 4; k++)
+        if (!seen[k]) fail_msg("mpirun on a node of its own: node n%d never drawn in 500 seeds", k);
+    build_ok("target=node:n0; when=time:1", 1, &sc);   /* rank 0's node, by name */
+    assert_int_equal(node_of_event0(&sc), 0);
+    kvi_schedule_free(&sc);
+    launch_at = LAUNCH_UNKNOWN;
+    refused("target=node:n0; when=time:1", 1, "launch node");
+    for (int seed = 1; seed <= 100; seed++) {
+        snprintf(text, sizeof text, "target=node:random; when=time:1; seed=%d", seed);
+        build_ok(text, 1, &sc);
+        assert_int_not_equal(node_of_event0(&sc), 0);
+        kvi_schedule_free(&sc);
+    }
+    launch_at = LAUNCH_N0;
 }
 
 static void test_limits(void **st) {
@@ -386,7 +431,8 @@ static void test_inproc_node(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spec),       cmocka_unit_test(test_draw),
-        cmocka_unit_test(test_limits),     cmocka_unit_test(test_pid_table),
+        cmocka_unit_test(test_limits),     cmocka_unit_test(test_launcher_alone),
+        cmocka_unit_test(test_pid_table),
         cmocka_unit_test(test_self_info),  cmocka_unit_test(test_inproc_node),
     };
     return cmocka_run_group_tests_name("inject_node", tests, setup, teardown);
