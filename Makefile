@@ -211,7 +211,7 @@ install: lib
 
 # Everything built, in every output directory; the MPI record stays.
 clean:
-	find build -mindepth 1 -maxdepth 1 ! -name 'mpi.*' ! -name mpi-stock -exec rm -rf {} + 2>/dev/null || true
+	find build -mindepth 1 -maxdepth 1 ! -name 'mpi.*' ! -name mpi-stock ! -name mpi-ucx -exec rm -rf {} + 2>/dev/null || true
 
 distclean:
 	rm -rf build

@@ -32,7 +32,9 @@
 # As root (the test machine) the stock build is made too, after the
 # project's, and recorded in build/mpi-stock/ (mpi.mk, mpi.env): the tests
 # compare the two (tests/scripts/test_mpiprobe.sh).  KV_STOCK=0 skips it,
-# KV_STOCK=1 makes it without root as well.
+# KV_STOCK=1 makes it without root as well.  KV_UCX=1 makes, besides, the
+# project's patched build with UCX (WITH_UCX=1) and records it in
+# build/mpi-ucx/, for the scenarios over btl/uct (tests/scripts/test_uct.sh).
 # The machine's apt configuration is not touched: the trixie deb-src entry
 # lives in a private apt directory, built from the mirror URI already in the
 # machine's own sources, so no host name appears in this repository.
@@ -387,6 +389,15 @@ main() {
     local stock
     stock=$(OMPI_PATCHES=none bash "$0" --build-only --print)
     OUT=$OUT/mpi-stock write_choice "$stock"
+  fi
+  if [ "${KV_UCX:-0}" = 1 ] && [ -z "${MPI_HOME:-}" ]; then
+    log "Open MPI $OMPI_VERSION with the project's patches and UCX (build/mpi-ucx)"
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null && ! dpkg-query -W libucx-dev >/dev/null 2>&1; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libucx-dev >/dev/null
+    fi
+    local ucx
+    ucx=$(WITH_UCX=1 bash "$0" --build-only --print)
+    OUT=$OUT/mpi-ucx write_choice "$ucx"
   fi
 }
 main "$@"

@@ -289,6 +289,10 @@ if want nodeloss; then  # a node loss against a single-rank kill, across hosts
   bash "$ROOT/experiments/bench/bench_nodeloss.sh"
 fi
 
+if want mpiprobe; then  # what the project's and a stock Open MPI do when a rank or node dies
+  bash "$ROOT/experiments/bench/bench_mpiprobe.sh"
+fi
+
 if want multihost; then  # the store across hosts (a test cluster of its own)
   bash "$ROOT/experiments/bench/bench_multihost.sh"
 fi

@@ -632,11 +632,30 @@ def multihost():
     return out
 
 
+def mpiprobe():
+    """mpiprobe.csv (BENCH=mpiprobe make bench): per build, how often each
+    probe came out which way across the test cluster's hosts."""
+    r = rows("mpiprobe.csv")
+    if not r:
+        return []
+    by = collections.defaultdict(list)
+    for x in r:
+        by[(x["build"], int(x["patches"]), int(x["hosts"]))].append(x)
+
+    def counts(g, col):
+        c = collections.Counter(x[col] for x in g)
+        return ", ".join(f"{k} {n} of {len(g)}" for k, n in c.most_common())
+    body = [[b, p or "none", h, len(g), counts(g, "rank_loss"), counts(g, "node_loss"),
+             counts(g, "proposed_rma"), counts(g, "class")] for (b, p, h), g in sorted(by.items())]
+    return table(["build", "patches", "hosts", "probes", "rank loss (2 per host)", "node loss",
+                  "proposed RMA", "class"], body)
+
+
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
           "recovery-floor": recovery_floor, "recovery-profile": recovery_profile, "recovery-slope": recovery_slope, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
           "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
-          "provenance": provenance}
+          "mpiprobe": mpiprobe, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
@@ -645,7 +664,7 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "recovery-slope": "recovery-floor.csv",
            "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "firsttouch": "firsttouch.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
-           "multihost": "multihost.csv", "taskapp": "taskapp.csv"}
+           "multihost": "multihost.csv", "taskapp": "taskapp.csv", "mpiprobe": "mpiprobe.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 
 

@@ -50,7 +50,7 @@ import shape
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAUNCH_KEYS = {"ranks", "nodes", "ranks_per_node"}
 CAMPAIGN_KEYS = {"name", "repetitions", "time_limit_s", "spares_for_spare_variant",
-                 "description", "throttle", "seed", "mca", "interface"}
+                 "description", "throttle", "seed", "mca", "interface", "launcher_node"}
 # A run's outcomes: kvrun's verdicts, and "unsupported" for a run the MPI
 # cannot support (scripts/mpiprobe said so; not run).  Every one but the
 # first is retried by --retry-failed, here and in slurm/slurm_submit.py
@@ -112,6 +112,9 @@ def check_entry(section, name, value, where, out):
         out[section][name] = items
     else:
         out[section][name] = value
+    if name == "launcher_node" and value not in ("shared", "own"):
+        raise CampaignError(f"{where}: launcher_node must be 'shared' (mpirun beside rank 0, the "
+                            f"default) or 'own' (mpirun on a node without ranks), not {value!r}")
     if name in LAUNCH_KEYS | {"repetitions", "time_limit_s", "throttle", "spares_for_spare_variant", "seed"}:
         for v in (out[section][name] if section == "sweep" else [value]):
             if not re.fullmatch(r"[1-9][0-9]*", v) and not (name in ("spares_for_spare_variant", "seed")
@@ -150,7 +153,7 @@ def expand(c):
         if params.get("store.variant") == "spare" and "store.spares" not in params:
             spares = int(c["campaign"].get("spares_for_spare_variant", "1"))
             params["store.spares"] = str(spares)
-        launch = shape.launch_of(asked, spares)
+        launch = shape.launch_of(asked, spares, c["campaign"].get("launcher_node") == "own")
         for rep in range(1, reps + 1):
             run = make_run(params, launch, rep, seed)
             if run["id"] not in seen:  # one baseline per point of the others
@@ -163,6 +166,8 @@ def make_run(params, launch, rep, seed):
     where = {"ranks": launch["ranks"], "nodes": launch["nodes"]}
     if launch["ranks_per_node"]:
         where["ranks_per_node"] = launch["ranks_per_node"]
+    if launch.get("launcher_alone"):   # only then: the ids of other runs stay as they were
+        where["launcher_alone"] = True
     desc = json.dumps({"p": params, "l": where, "s": seed}, sort_keys=True)
     digest = hashlib.sha1(desc.encode()).hexdigest()[:8]
     short = "-".join(x for x in (params.get("store.variant", "recreate-copy"),
@@ -509,7 +514,7 @@ def cmd_plan(c, runs):
         "name": camp["name"], "file": os.path.abspath(c["_path"]), "results": results_dir(c),
         "time_limit_s": int(camp.get("time_limit_s", "300")), "throttle": camp.get("throttle", "4"),
         "slurm": c["slurm"], "outcomes_not_passed": list(NOT_PASSED),
-        "runs": [{"index": i, "id": r["id"], "nodes": r["launch"]["nodes"], "ranks": r["launch"]["ranks"],
+        "runs": [{"index": i, "id": r["id"], "nodes": shape.allocated(r["launch"]), "ranks": r["launch"]["ranks"],
                   "faults": bool(r["params"].get("driver.failures", "").strip()),
                   "ranks_per_node": r["launch"]["ranks_per_node"],
                   "tasks_per_node": shape.busiest(r["launch"]),

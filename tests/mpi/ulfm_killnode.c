@@ -3,6 +3,7 @@
  * cluster-run: 3 1 self
  * cluster-run: 3 2 self
  * cluster-run: 3 2 external
+ * cluster-run: 3 2 freeze
  *
  * Runs across hosts only, so it has no "run:" line (those are single-host):
  * tests/scripts/test_killnode.sh runs one case per "cluster-run: HOSTS
@@ -13,7 +14,10 @@
  * node's other ranks SIGKILL themselves as soon as they see it gone, so the
  * runtime learns of them only through the daemon's loss.  MODE external:
  * the last rank creates DIR/ready, and the script SIGKILLs every process of
- * the node (ranks and prted) with one kill(1).  Usage: ulfm_killnode MODE
+ * the node (ranks and prted) with one kill(1).  MODE freeze: the same, but
+ * the script takes the node's link down and stops its processes with
+ * SIGSTOP: a node that vanishes without closing its sockets, noticed only
+ * through the runtime's TCP keepalive (scripts/kvrun sets it).  Usage: ulfm_killnode MODE
  * [DIR]; the killer writes the time of the kill to DIR/killtime (the kill
  * log of kvtest.h), from which survivors time their detection.  DIR must be
  * seen by every host.
@@ -58,7 +62,7 @@ static void comm_of(pid_t pid, char *out, size_t n) {
 /* A rank of the victim node: never returns. */
 static void die_with_node(int last, const char *mode, const char *dir) {
     pid_t daemon = getppid();
-    if (strcmp(mode, "external") == 0) {
+    if (strcmp(mode, "external") == 0 || strcmp(mode, "freeze") == 0) {
         if (last) {  /* the script kills the node once this file exists */
             char path[4096];
             snprintf(path, sizeof path, "%s/ready", dir);
@@ -135,8 +139,8 @@ static void check_failed(MPI_Comm comm, const int *victim, int size, int want) {
 int main(int argc, char **argv) {
     kvt_init(&argc, &argv);
     const char *mode = argc > 1 ? argv[1] : "self", *dir = argc > 2 ? argv[2] : ".";
-    if (strcmp(mode, "self") != 0 && strcmp(mode, "external") != 0) {
-        fprintf(stderr, "usage: ulfm_killnode [self|external] [DIR]\n");
+    if (strcmp(mode, "self") != 0 && strcmp(mode, "external") != 0 && strcmp(mode, "freeze") != 0) {
+        fprintf(stderr, "usage: ulfm_killnode [self|external|freeze] [DIR]\n");
         MPI_Abort(MPI_COMM_WORLD, 64);
     }
     char killlog[4096];  /* the kill log kvtest.h reads and writes */

@@ -64,7 +64,7 @@ out=$($C list "$T/doc.campaign" 2>&1) || fail "the example of docs/formats.md is
 
 # Shapes: the cluster campaigns fit what their comments name; a spare
 # beyond the cores of full nodes is refused with its group and the reason.
-for f in scaling:8 variants:4 overhead:4 mtbf:4 taskapp-nqueens:4 taskapp-uts:4; do
+for f in scaling:8 variants:4 overhead:4 mtbf:4 taskapp-nqueens:4 taskapp-uts:4 nodeloss-site:5; do
   $C check "$ROOT/experiments/campaign/campaigns/${f%:*}.campaign" --nodes "${f#*:}" --cores-per-node 16 \
     > "$T/check.log" 2>&1 || fail "${f%:*}.campaign does not fit ${f#*:} x 16: $(cat "$T/check.log")"
 done
@@ -90,7 +90,7 @@ assert m["workload"]["seed"] == int(sys.argv[2]), m["workload"]["seed"]
 assert " -n 2 " in m["launch_command"] and "/mpirun " in m["launch_command"], m.get("launch_command")
 PY
 KV_RESULTS=$T/res $C run "$T/tiny.campaign" > "$T/run2.log" 2>&1
-grep -q '1 already finished, 0 kept as failed, crashed, hung, aborted (--retry-failed runs them again), 0 to run' "$T/run2.log" ||
+grep -q '1 already finished, 0 kept as failed, crashed, hung, aborted, unsupported (--retry-failed runs them again), 0 to run' "$T/run2.log" ||
   fail "rerun did not skip: $(cat "$T/run2.log")"
 # A run that fails (more replicas than ranks) keeps its outcome.
 sed 's/^ranks = 2/ranks = 2\nstore.replicas = 3/' "$T/tiny.campaign" > "$T/bad.campaign"

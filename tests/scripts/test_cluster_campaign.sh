@@ -131,7 +131,7 @@ done
 on1 scancel "$job"
 for _ in $(seq 60); do [ -z "$(on1 squeue -h -j "$job")" ] && break; sleep 1; done
 out=$(on1 "$ROOT/slurm/submit.sh" "$LONG")
-grep -q '1 failed or hung (kept' <<<"$out" && grep -q 'nothing to submit' <<<"$out" || fail "after the cancel: $out"
+grep -q '1 failed, crashed, hung, aborted, unsupported (kept' <<<"$out" && grep -q 'nothing to submit' <<<"$out" || fail "after the cancel: $out"
 grep -l '"reason": "Slurm array task '"${job}_0"' ended CANCELLED without a result"' "$D"/*/meta.json | grep -q . ||
   fail "the cancelled run's meta.json: $(grep -h '"reason"' "$D"/*/meta.json)"
 out=$(on1 "$ROOT/slurm/submit.sh" "$LONG" --retry-failed)

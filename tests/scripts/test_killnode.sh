@@ -8,6 +8,11 @@
 # line at the top of tests/mpi/ulfm_killnode.c; the last host is the one
 # lost.  MODE external: once the program says it is ready, this script
 # SIGKILLs every rank of the last host and its prted with one kill(1).
+# MODE freeze: it takes the last host's network link down and stops those
+# processes with SIGSTOP instead (a node gone silent, its sockets never
+# closed), and every survivor must notice within FREEZE_BOUND_S (10 s; with
+# kvrun's keepalive settings about 5 s is expected); the stopped processes
+# are killed after the run.
 # Pass rule for each case: kvrun reports the verdict PASS (see the
 # program's header); mpirun's output says the runtime went on without the
 # node; mpirun does not outlive the job's ranks by more than 10 s (a finalize
@@ -75,12 +80,21 @@ run_case() {  # hosts per-host mode
     "$PROG" "$mode" "$W" > "$out" 2>&1 &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
-    if [ "$mode" = external ] && [ -e "$W/ready" ] && [ ! -e "$W/killed" ]; then
+    if [ "$mode" != self ] && [ -e "$W/ready" ] && [ ! -e "$W/killed" ]; then
       pids=$(run_pids "$victim_ns")
-      echo "$EPOCHREALTIME" > "$W/killtime"  # the survivors time detection from it
-      # shellcheck disable=SC2046  # one kill(1) for the whole node
-      kill -KILL $(cut -d: -f1 <<<"$pids") 2>/dev/null
-      echo "killed ${HOSTS[$((nh - 1))]}: $(tr '\n' ' ' <<<"$pids")" >> "$W/killed"
+      # the survivors time detection from it: integer ns, as kvtest.h reads it
+      echo "${EPOCHREALTIME/[.,]/}000" > "$W/killtime"
+      if [ "$mode" = freeze ]; then  # silent: link down, processes stopped
+        "$VC" exec "${HOSTS[$((nh - 1))]}" sh -c \
+          'for d in $(ip -o link show | awk -F": " "{print \$2}" | cut -d@ -f1); do
+             [ "$d" = lo ] || ip link set dev "$d" down; done'
+        # shellcheck disable=SC2046
+        kill -STOP $(cut -d: -f1 <<<"$pids") 2>/dev/null
+      else
+        # shellcheck disable=SC2046  # one kill(1) for the whole node
+        kill -KILL $(cut -d: -f1 <<<"$pids") 2>/dev/null
+      fi
+      echo "${mode/external/killed} ${HOSTS[$((nh - 1))]}: $(tr '\n' ' ' <<<"$pids")" >> "$W/killed"
     fi
     # mpirun (or a daemon) still there although every rank is gone
     pids=$(run_pids "$NETS")
@@ -101,6 +115,11 @@ run_case() {  # hosts per-host mode
   grep -q 'its [0-9]* processes are reported failed' "$out" ||
     why+="the runtime never said it went on without the node; "
   [ -n "$stuck" ] && why+="still running 10 s after the last rank: $stuck; "
+  if [ "$mode" = freeze ]; then  # every survivor noticed, within the bound
+    slow=$(grep -ao 'noticed the node loss [0-9.]* ms' "$out" | awk -v b="${FREEZE_BOUND_S:-10}" \
+      '{n++} $5 > b * 1000 {s = s " " $5} END {if (n == 0) print "none noticed"; else if (s) print s}')
+    [ -n "$slow" ] && why+="a frozen node noticed after more than ${FREEZE_BOUND_S:-10} s (ms):$slow; "
+  fi
   [ -n "$left" ] && why+="left behind: $left; "
   if [ -n "$why" ]; then
     fails=$((fails + 1)); echo "  FAIL $label: $why"
