@@ -9,7 +9,7 @@
 #   make run      the main job: a default experiment with a kill and recovery
 #   make bench    benchmarks; result files land in results/bench/
 #   make soak     randomised kill runs per variant and backend (hang counts)
-#   make report   rewrite the generated tables of docs/benchmarks.md and README.md
+#   make report   rewrite the generated tables of README.md and docs/ (report.py)
 #   make figures  DIR=results/CAMPAIGN: figures and summary table
 #   make install  PREFIX=/usr/local: header, libraries, kvstore.pc
 #
@@ -198,7 +198,7 @@ bench: all
 	bash experiments/bench/bench.sh
 
 report:
-	python3 experiments/bench/report.py update docs/benchmarks.md README.md results/bench/README.md
+	python3 experiments/bench/report.py update
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -289,6 +289,10 @@ if want nodeloss; then  # a node loss against a single-rank kill, across hosts
   bash "$ROOT/experiments/bench/bench_nodeloss.sh"
 fi
 
+if want silentnode; then  # a node gone silent: noticed through the runtime's keepalive
+  bash "$ROOT/experiments/bench/bench_silentnode.sh"
+fi
+
 if want mpiprobe; then  # what the project's and a stock Open MPI do when a rank or node dies
   bash "$ROOT/experiments/bench/bench_mpiprobe.sh"
 fi

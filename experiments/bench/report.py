@@ -17,12 +17,13 @@ table is ever typed:
     <!-- end report -->
 
   report.py print [TABLE ...] [--dir DIR] [--file CSV]   tables to stdout (default: all)
-  report.py update FILE ...                              rewrite the marked regions of FILE
-  report.py check FILE ...                               exit 1 if a region is out of date
+  report.py update [FILE ...]                            rewrite the marked regions of FILE
+  report.py check [FILE ...]                             exit 1 if a region is out of date
 
-`make report` updates docs/benchmarks.md, README.md and results/bench/
-README.md; tests/scripts/test_report.sh checks that they match the
-committed results.  Table `loc`
+Without FILE: every Markdown file of README.md, docs/ and results/ that
+holds a marked region.  `make report` updates them all;
+tests/scripts/test_report.sh checks that they match the committed
+results.  Table `loc`
 counts lines of the recovery code in kvstore/ instead of a result file:
 `check` leaves it out (an edit of recovery code is not a stale result).
 """
@@ -632,6 +633,20 @@ def multihost():
     return out
 
 
+def silentnode():
+    """silentnode.csv (BENCH=silentnode make bench): when the survivors
+    noticed a node gone silent, over all runs."""
+    r = rows("silentnode.csv")
+    if not r:
+        return []
+    ms = nums([x["detect_ms"] for x in r])
+    runs = len({x["run"] for x in r})
+    loads = nums([x["load_1min"] for x in r])
+    return table(["runs", "survivors noticed", "min (s)", "median (s)", "max (s)", "load (1 min)"],
+                 [[runs, len(ms), f"{min(ms) / 1000:.2f}", f"{med(ms) / 1000:.2f}", f"{max(ms) / 1000:.2f}",
+                   f"{min(loads):.2f} to {max(loads):.2f}"]])
+
+
 def mpiprobe():
     """mpiprobe.csv (BENCH=mpiprobe make bench): per build, how often each
     probe came out which way across the test cluster's hosts."""
@@ -648,14 +663,16 @@ def mpiprobe():
     body = [[b, p or "none", h, len(g), counts(g, "rank_loss"), counts(g, "node_loss"),
              counts(g, "proposed_rma"), counts(g, "class")] for (b, p, h), g in sorted(by.items())]
     return table(["build", "patches", "hosts", "probes", "rank loss (2 per host)", "node loss",
-                  "proposed RMA", "class"], body)
+                  "proposed RMA", "class"], body) + [
+        "", f"Load (1 min) when the probes started: {min(nums([x['load_1min'] for x in r])):.2f} to "
+            f"{max(nums([x['load_1min'] for x in r])):.2f}."]
 
 
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
           "recovery-floor": recovery_floor, "recovery-profile": recovery_profile, "recovery-slope": recovery_slope, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
           "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
-          "mpiprobe": mpiprobe, "provenance": provenance}
+          "mpiprobe": mpiprobe, "silentnode": silentnode, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
@@ -664,7 +681,8 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "recovery-slope": "recovery-floor.csv",
            "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "firsttouch": "firsttouch.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
-           "multihost": "multihost.csv", "taskapp": "taskapp.csv", "mpiprobe": "mpiprobe.csv"}
+           "multihost": "multihost.csv", "taskapp": "taskapp.csv", "mpiprobe": "mpiprobe.csv",
+           "silentnode": "silentnode.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 
 
@@ -690,6 +708,15 @@ def rewrite(text, where, results_only=False):
     if "<!-- report:" in text and not REGION.search(text):
         raise ReportError(f"{where}: a '<!-- report:' marker without its '<!-- end report -->'")
     return REGION.sub(one, text)
+
+
+def marked_files():
+    """Every Markdown file of the project that holds a marked region."""
+    cands = [os.path.join(ROOT, "README.md")]
+    for top in ("docs", "results"):
+        for d, _, names in os.walk(os.path.join(ROOT, top)):
+            cands += [os.path.join(d, n) for n in sorted(names) if n.endswith(".md")]
+    return [p for p in cands if "<!-- report:" in open(p, encoding="utf-8").read()]
 
 
 def cmd_files(paths, write):
@@ -723,11 +750,13 @@ def main():
     p.add_argument("--dir", help="the benchmark files' directory (default results/bench)")
     p.add_argument("--file", help="with one TABLE: read this CSV instead of the table's file in DIR")
     for name in ("update", "check"):
-        sub.add_parser(name, help=f"{name} the marked regions").add_argument("files", nargs="+", metavar="FILE")
+        sub.add_parser(name, help=f"{name} the marked regions").add_argument(
+            "files", nargs="*", metavar="FILE", help="default: every .md file of README.md, docs/ and "
+            "results/ with a marked region")
     a = ap.parse_args()
     try:
         if a.command != "print":
-            return cmd_files(a.files, a.command == "update")
+            return cmd_files(a.files or marked_files(), a.command == "update")
         BENCH = os.path.abspath(a.dir) if a.dir else BENCH
         names = a.tables or list(TABLES)
         if a.file and (len(names) != 1 or names[0] not in PRIMARY):

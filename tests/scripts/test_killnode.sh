@@ -132,6 +132,11 @@ run_case() {  # hosts per-host mode
 }
 
 # fd 3: the launches below read their standard input
-while read -r nh k mode <&3; do run_case "$nh" "$k" "$mode"; done 3< <(sed -n 's/^ \* cluster-run: *//p' "$SRC")
+# KILLNODE_CASES="HOSTS PER-HOST MODE" (one case) and KILLNODE_REPEAT=N
+# (each case N times): how experiments/bench/bench_silentnode.sh uses it.
+cases() { if [ -n "${KILLNODE_CASES:-}" ]; then echo "$KILLNODE_CASES"; else sed -n 's/^ \* cluster-run: *//p' "$SRC"; fi; }
+for _ in $(seq "${KILLNODE_REPEAT:-1}"); do
+  while read -r nh k mode <&3; do run_case "$nh" "$k" "$mode"; done 3< <(cases)
+done
 [ "$fails" -eq 0 ] || { echo "FAIL: $fails of $n node-loss cases"; exit 1; }
 echo "PASS: $n node-loss cases: the job went on without the lost node, shrink and collectives worked, nothing left"

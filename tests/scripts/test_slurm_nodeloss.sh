@@ -17,7 +17,10 @@
 #     starts the daemons' step with srun --no-kill --kill-on-bad-exit=0;
 #  4. the requeued run says so: its started.json and meta.json have
 #     slurm_restart_count 1 and the attempt before, with its job id;
-#  5. after `vcluster down` no process, link or namespace is left.
+#  5. the control: the same node loss (kvnode3) in one sbatch job with
+#     kvrun's srun options taken away (plm_slurm_args empty) does not
+#     finish: under KillOnBadExit=1 Slurm ends the daemons' step;
+#  6. after `vcluster down` no process, link or namespace is left.
 # Exit 0 pass, 1 fail, 77 skip (not root, no namespaces or Slurm).
 set -uo pipefail
 export PATH=$PATH:/usr/sbin:/sbin
@@ -110,3 +113,21 @@ print(f"  requeued: {m['run_id']} ran again (restart count {m['slurm_restart_cou
       f"the attempt before: {before[0]['outcome']}")
 PY
 say "3 node losses survived (kvnode2 with rank 0), the requeue recorded"
+
+# The control: without --no-kill --kill-on-bad-exit=0 the site's setting wins.
+cat > "$KV_CLUSTER_DIR/control.sh" <<EOF
+#!/usr/bin/env bash
+"$ROOT/scripts/kvrun" --launcher-alone --nodes 3 --ppn 2 --timeout 60 --prtemca plm_slurm_args "" -- \\
+  "$ROOT/build/bin/kv_driver" store.variant=proposed store.backend=create store.slots_per_rank=4096 \\
+  store.max_value=128 workload.workload=a workload.records=600 workload.value_bytes=64 \\
+  workload.operations=0 workload.duration_s=6 "driver.failures=target=node:kvnode3; when=time:2" \\
+  driver.progress=0 driver.out="$KV_CLUSTER_DIR/control" > "$KV_CLUSTER_DIR/control.log" 2>&1
+echo "kvrun exit \$?" >> "$KV_CLUSTER_DIR/control.log"
+EOF
+chmod 755 "$KV_CLUSTER_DIR/control.sh"
+timeout 150 "$VC" exec 1 sbatch --wait -N 4 --ntasks-per-node=2 -o "$KV_CLUSTER_DIR/control.out" \
+  "$KV_CLUSTER_DIR/control.sh" > /dev/null 2>&1
+last=$(grep -a '^kvrun exit' "$KV_CLUSTER_DIR/control.log")
+[ -n "$last" ] || fail "the control job left no kvrun verdict: $(tail -3 "$KV_CLUSTER_DIR/control.log" 2>/dev/null)"
+[ "$last" != "kvrun exit 0" ] || fail "the control finished although Slurm should have ended its daemons' step"
+say "control without the srun options: $(grep -ao 'kvrun: [A-Z][A-Z]* [^(]*' "$KV_CLUSTER_DIR/control.log" | grep -v launch | tail -1)($last)"
