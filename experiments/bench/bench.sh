@@ -289,6 +289,10 @@ if want nodeloss; then  # a node loss against a single-rank kill, across hosts
   bash "$ROOT/experiments/bench/bench_nodeloss.sh"
 fi
 
+if want uct; then  # the suite's MPI cases over btl/uct (InfiniBand's transport under ULFM)
+  bash "$ROOT/experiments/bench/bench_uct.sh"
+fi
+
 if want silentnode; then  # a node gone silent: noticed through the runtime's keepalive
   bash "$ROOT/experiments/bench/bench_silentnode.sh"
 fi

@@ -633,6 +633,25 @@ def multihost():
     return out
 
 
+def uct():
+    """uct.csv (BENCH=uct make bench): the suite's MPI cases over btl/uct,
+    by window backend, and what stopped the others."""
+    r = rows("uct.csv")
+    if not r:
+        return []
+    by = collections.defaultdict(collections.Counter)
+    why = collections.Counter()
+    for x in r:
+        by[x["backend"]][x["outcome"]] += 1
+        if x["outcome"] != "pass":  # one line per kind: pids, descriptors and addresses vary
+            kind = re.sub(r"/proc/\d+/fd/\d+", "/proc/PID/fd/N", x["signature"])
+            why[(x["backend"], re.sub(r"at address (\(nil\)|0x[0-9a-f]+)\)?", "at address A", kind))] += 1
+    body = [[b, sum(c.values()), c["pass"], c["fail"], c["crashed"], c["hung"]] for b, c in sorted(by.items())]
+    out = table(["backend", "cases", "passed", "failed", "crashed", "hung"], body)
+    return out + [""] + table(["backend", "cases", "what the log says first"],
+                              [[b, n, f"`{s}`" if s else ""] for (b, s), n in sorted(why.items())])
+
+
 def silentnode():
     """silentnode.csv (BENCH=silentnode make bench): when the survivors
     noticed a node gone silent, over all runs."""
@@ -672,7 +691,7 @@ TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery
           "recovery-floor": recovery_floor, "recovery-profile": recovery_profile, "recovery-slope": recovery_slope, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
           "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
-          "mpiprobe": mpiprobe, "silentnode": silentnode, "provenance": provenance}
+          "mpiprobe": mpiprobe, "silentnode": silentnode, "uct": uct, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
@@ -682,7 +701,7 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "firsttouch": "firsttouch.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
            "multihost": "multihost.csv", "taskapp": "taskapp.csv", "mpiprobe": "mpiprobe.csv",
-           "silentnode": "silentnode.csv"}
+           "silentnode": "silentnode.csv", "uct": "uct.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 
 
