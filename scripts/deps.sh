@@ -322,6 +322,8 @@ choose_mpi() {
       die "MPI_HOME=$MPI_HOME is not an MPI with ULFM:"$'\n'"$(sed 's/^/  - /' <<<"$why")"
     echo "$MPI_HOME"; return
   fi
+  # A tarball named means: build that one, whatever MPI a module put on PATH.
+  [ -n "${OMPI_TARBALL:-}" ] && { cached_or_build; return; }
   local onpath
   onpath=$(command -v mpicc 2>/dev/null || true)
   if [ -n "$onpath" ] && probe_mpi "$(dirname "$(dirname "$(readlink -f "$onpath")")")" >/dev/null; then

@@ -146,7 +146,11 @@ def record_ended(p, states):
 
 def sbatch_command(p, g, run, count, listing, sdir, faults):
     sl = p["slurm"]
-    minutes = max(1, math.ceil((p["time_limit_s"] + 60) / 60))  # launcher limit plus start-up slack
+    # the launcher's limit, start-up slack, and for runs across nodes the
+    # MPI probe campaign.py may run first (scripts/mpiprobe: 30 s and 60 s
+    # limits, its build and a one-host check)
+    probe = 180 if run["nodes"] > 1 else 0
+    minutes = max(1, math.ceil((p["time_limit_s"] + 60 + probe) / 60))
     throttle = sl.get("throttle", p["throttle"])
     cmd = ["sbatch", "--parsable", f"--array=0-{count - 1}%{throttle}",
            f"--job-name=kv-{p['name']}-g{g}", f"--nodes={run['nodes']}",

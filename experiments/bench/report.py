@@ -17,6 +17,7 @@ table is ever typed:
     <!-- end report -->
 
   report.py print [TABLE ...] [--dir DIR] [--file CSV]   tables to stdout (default: all)
+  report.py files                                        the documents with a marked region
   report.py update [FILE ...]                            rewrite the marked regions of FILE
   report.py check [FILE ...]                             exit 1 if a region is out of date
 
@@ -768,12 +769,16 @@ def main():
     p.add_argument("tables", nargs="*", metavar="TABLE", help="default: all of " + ", ".join(TABLES))
     p.add_argument("--dir", help="the benchmark files' directory (default results/bench)")
     p.add_argument("--file", help="with one TABLE: read this CSV instead of the table's file in DIR")
+    sub.add_parser("files", help="the documents with a marked region")
     for name in ("update", "check"):
         sub.add_parser(name, help=f"{name} the marked regions").add_argument(
             "files", nargs="*", metavar="FILE", help="default: every .md file of README.md, docs/ and "
             "results/ with a marked region")
     a = ap.parse_args()
     try:
+        if a.command == "files":
+            print("\n".join(marked_files()))
+            return 0
         if a.command != "print":
             return cmd_files(a.files or marked_files(), a.command == "update")
         BENCH = os.path.abspath(a.dir) if a.dir else BENCH

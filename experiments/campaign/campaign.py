@@ -35,6 +35,7 @@ knows nothing of Slurm: slurm/ calls these commands.
 """
 import argparse
 import collections
+import fcntl
 import hashlib
 import itertools
 import json
@@ -406,18 +407,29 @@ def needs(run):
 
 def probe_mpi(c, where, fresh=False):
     """scripts/mpiprobe's record for where the runs go, made once per
-    campaign and place (results/CAMPAIGN/mpiprobe.json) unless fresh."""
+    campaign, place, MPI, transport and MCA settings
+    (results/CAMPAIGN/mpiprobe.json) unless fresh.  Array tasks that start
+    together take turns (a lock beside it): the first probes, the others
+    find its record."""
     path = os.path.join(results_dir(c), "mpiprobe.json")
-    place = " ".join(where) or "local"
-    try:
-        rec = json.load(open(path))
-        if not fresh and rec.get("where") == place and rec.get("mpi_home") == mpi_home():
-            return rec
-    except (OSError, ValueError):
-        pass
+    env = kvrun_env(c)
+    want = {"where": " ".join(where) or "local", "mpi_home": mpi_home(),
+            "transport": env.get("KV_TRANSPORT") or "tcp", "mca": env.get("KV_MCA", "")}
     os.makedirs(results_dir(c), exist_ok=True)
+    with open(path + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            rec = json.load(open(path))
+            if not fresh and all(rec.get(k) == v for k, v in want.items()):
+                return rec
+        except (OSError, ValueError):
+            pass
+        return run_probe(where, path, env)
+
+
+def run_probe(where, path, env):
     res = subprocess.run([os.path.join(ROOT, "scripts", "mpiprobe"), *where, "--out", path],
-                         capture_output=True, text=True, env=kvrun_env(c))
+                         capture_output=True, text=True, env=env)
     if res.returncode != 0:
         raise CampaignError(f"scripts/mpiprobe could not classify the MPI: "
                             f"{(res.stderr.strip().splitlines() or ['exit ' + str(res.returncode)])[-1]}")

@@ -426,6 +426,9 @@ static void write_meta(const drv_ctx *x, int64_t t0, int64_t t1, const char *sta
     else fprintf(f, "  \"job_id\": null,\n");
     json_str(f, "mpi_version", ver, 1);
     json_str(f, "mpi_patches", m->prov->patches, 1);
+    /* how scripts/kvrun launched it (unset: launched some other way) */
+    json_str(f, "transport", getenv("KVRUN_TRANSPORT") ? getenv("KVRUN_TRANSPORT") : "unknown", 1);
+    json_str(f, "binding", getenv("KVRUN_BIND") ? getenv("KVRUN_BIND") : "unknown", 1);
     json_str(f, "kvstore_version", KV_VERSION_STRING, 1);
     json_str(f, "git_revision", m->prov->revision, 1);
     json_str(f, "build_revision", m->prov->built, 1);

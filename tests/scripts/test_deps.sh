@@ -17,7 +17,9 @@
 #     kvbuild from the upstream tarball of Debian's source package, with no
 #     apt or dpkg on its PATH (scripts/deps.sh does so on every fresh
 #     set-up).  Run again as kvbuild with OMPI_TARBALL naming that tarball
-#     it takes that build from the cache: exit 0, mpi.mk names it; its
+#     (and another ULFM Open MPI's mpicc on PATH: the stock build, as a
+#     site module would put it there) it takes that build from the cache:
+#     exit 0, mpi.mk names it; its
 #     record says kvbuild, no apt on the PATH, and the tarball's sha256, and
 #     every file of the install belongs to kvbuild (none was written as
 #     root);
@@ -98,7 +100,11 @@ CACHE=$(dirname "$MPI_HOME")
 TARBALL=$(ls "$CACHE"/src/openmpi_5.0.7.orig.tar.* "$CACHE"/src/openmpi-5.0.7.tar.* 2>/dev/null | head -1)
 if [ -f "$MPI_HOME/.kvstore-complete" ] && [ -n "$TARBALL" ] && id kvbuild >/dev/null 2>&1; then
   rm -rf "$T/co/build"; chown -R kvbuild "$T/co" "$T/home"
-  as kvbuild "$NOAPT" KV_CACHE="$CACHE" OMPI_TARBALL="$TARBALL"
+  # another ULFM Open MPI on PATH (the stock build, when there is one), as a
+  # site module would put it: the tarball named wins
+  P4=$NOAPT
+  [ -f "$ROOT/build/mpi-stock/mpi.env" ] && P4="$(. "$ROOT/build/mpi-stock/mpi.env" && echo "$MPI_HOME")/bin:$NOAPT"
+  as kvbuild "$P4" KV_CACHE="$CACHE" OMPI_TARBALL="$TARBALL"
   [ "$rc" -eq 0 ] || fail "deps.sh as kvbuild with the tarball exited $rc: $out"
   grep -q "^MPI_HOME := $MPI_HOME\$" "$T/co/build/mpi.mk" 2>/dev/null || fail "mpi.mk does not name the cached $MPI_HOME: $out"
   grep -q "building Open MPI" <<<"$out" && fail "the cached build was built again: $out"

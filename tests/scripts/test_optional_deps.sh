@@ -11,7 +11,8 @@
 #     kvstore.pc that make install writes does not name -lsde;
 #  3. a 2-rank store run of that driver finishes with every value read
 #     back checked (no failed check), and its meta.json says the PAPI
-#     counters are missing because it was built without PAPI;
+#     counters are missing because it was built without PAPI (and names
+#     kvrun's transport and binding, tcp and none);
 #  4. driver.backend=redis is refused with exit 2 and a message saying the
 #     driver was built without hiredis.
 set -uo pipefail
@@ -49,6 +50,7 @@ m = json.load(open(sys.argv[1]))
 assert m["status"] == "finished", m["status"]
 assert m["operations_done"] >= 4000 and m["verify_errors"] == 0 and m["failed_ops"] == 0, m
 assert "built without PAPI" in m["papi_hw"], m["papi_hw"]
+assert m["transport"] == "tcp" and m["binding"] == "none", (m["transport"], m["binding"])
 PY
 echo "ok: a store run finishes; meta.json: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["papi_hw"])' "$T/run/meta.json")"
 

@@ -16,7 +16,9 @@
 #  3. every launch keeps kvnode1 free of ranks (--host without it) and
 #     starts the daemons' step with srun --no-kill --kill-on-bad-exit=0;
 #  4. the requeued run says so: its started.json and meta.json have
-#     slurm_restart_count 1 and the attempt before, with its job id;
+#     slurm_restart_count 1 and the attempt before, with its job id; the
+#     campaign's MPI probe, made inside the allocation, says the MPI
+#     survives node loss;
 #  5. the control: the same node loss (kvnode3) in one sbatch job with
 #     kvrun's srun options taken away (plm_slurm_args empty) does not
 #     finish: under KillOnBadExit=1 Slurm ends the daemons' step;
@@ -72,8 +74,10 @@ done
 sleep 1
 on1 scontrol requeue "${job}_0" || fail "scontrol requeue ${job}_0"
 # Slurm holds a requeued job back for a while (its BeginTime): not here.
-for _ in $(seq 20); do
-  on1 scontrol update JobId="${job}_0" StartTime=now >/dev/null 2>&1 && break
+for _ in $(seq 60); do
+  if [ "$(on1 squeue -h -j "${job}_0" -o %T 2>/dev/null)" = PENDING ]; then
+    on1 scontrol update JobId="${job}_0" StartTime=now >/dev/null 2>&1 && break
+  fi
   sleep 0.5
 done
 say "task ${job}_0 requeued while it ran ($(dirname "$first" | xargs basename))"
@@ -116,6 +120,10 @@ before = m["earlier_attempts"]
 assert before and before[0]["job_id"] == job + "_0", before
 print(f"  requeued: {m['run_id']} ran again (restart count {m['slurm_restart_count']}); "
       f"the attempt before: {before[0]['outcome']}")
+probe = json.load(open(os.path.join(d, "mpiprobe.json")))
+assert probe["where"] == "local" and probe["hosts"] == 4, probe   # in the allocation: its 4 nodes
+assert probe["class"] == "survives node loss", probe
+print(f"  the MPI probe in the allocation: {probe['class']} ({probe['hosts']} nodes)")
 PY
 say "3 node losses survived (kvnode2 with rank 0), the requeue recorded"
 
