@@ -18,7 +18,7 @@
 #  4. the requeued run says so: its started.json and meta.json have
 #     slurm_restart_count 1 and the attempt before, with its job id; the
 #     campaign's MPI probe, made inside the allocation, says the MPI
-#     survives node loss;
+#     survives node loss and has the proposed RMA features;
 #  5. the control: the same node loss (kvnode3) in one sbatch job with
 #     kvrun's srun options taken away (plm_slurm_args empty) does not
 #     finish: under KillOnBadExit=1 Slurm ends the daemons' step;
@@ -122,7 +122,7 @@ print(f"  requeued: {m['run_id']} ran again (restart count {m['slurm_restart_cou
       f"the attempt before: {before[0]['outcome']}")
 probe = json.load(open(os.path.join(d, "mpiprobe.json")))
 assert probe["where"] == "local" and probe["hosts"] == 4, probe   # in the allocation: its 4 nodes
-assert probe["class"] == "survives node loss", probe
+assert probe["class"] == "survives node loss" and probe["proposed_rma"] == "yes", probe
 print(f"  the MPI probe in the allocation: {probe['class']} ({probe['hosts']} nodes)")
 PY
 say "3 node losses survived (kvnode2 with rank 0), the requeue recorded"
