@@ -33,7 +33,10 @@ cleanup() {
 }
 trap cleanup EXIT
 timeout 180 "$VC" up 3 > "$KV_CLUSTER_DIR/up.log" 2>&1 || fail "vcluster up 3: $(tail -2 "$KV_CLUSTER_DIR/up.log")"
-timeout 300 "$KVRUN" --cluster --nodes 3 --ppn 2 --timeout 240 -- "$DRV" workload.kind=taskapp \
+# A pass takes seconds here; a hang leaves every process's stacks beside
+# the kept logs (one was seen in a full suite, 1 run of about 8 that day).
+KVRUN_STACKS=$KV_CLUSTER_DIR/stacks.txt \
+timeout 120 "$KVRUN" --cluster --nodes 3 --ppn 2 --timeout 90 -- "$DRV" workload.kind=taskapp \
   workload.app=nqueens workload.size=15 store.variant=proposed store.backend=create store.replicas=3 \
   store.slots_per_rank=4096 driver.progress=0 driver.out="$OUT" \
   "driver.failures=target=node:kvnode2; when=time:1.5" > "$KV_CLUSTER_DIR/run.log" 2>&1 \
