@@ -112,7 +112,7 @@ case ${OMPI_PATCHES:-project} in
   none) PATCHES=() ;;
   *) die "OMPI_PATCHES=${OMPI_PATCHES}: 'none' (Open MPI as released) or unset (the project's patches)" ;;
 esac
-[ "${WITH_UCX:-0}" = 1 ] && APT_PACKAGES+=(libucx-dev)
+[ "${WITH_UCX:-0}" = 1 ] || [ "${KV_UCX:-0}" = 1 ] && APT_PACKAGES+=(libucx-dev)
 CONFIGURE_FLAGS=(
   --with-ft=ulfm --disable-mpi-fortran --disable-oshmem --disable-io-romio
   "$UCX_FLAG" --without-ofi --without-psm2 --without-cuda
@@ -315,11 +315,16 @@ cached_or_build() {
   echo "$prefix"
 }
 
+# need_ulfm DIR WHAT: die, naming every check that failed, unless DIR is
+# an MPI with ULFM (WHAT names it in the message).
+need_ulfm() {
+  local why
+  why=$(probe_mpi "$1") || die "$2 is not an MPI with ULFM:"$'\n'"$(sed 's/^/  - /' <<<"$why")"
+}
+
 choose_mpi() {
   if [ -n "${MPI_HOME:-}" ]; then
-    local why
-    why=$(probe_mpi "$MPI_HOME") ||
-      die "MPI_HOME=$MPI_HOME is not an MPI with ULFM:"$'\n'"$(sed 's/^/  - /' <<<"$why")"
+    need_ulfm "$MPI_HOME" "MPI_HOME=$MPI_HOME"
     echo "$MPI_HOME"; return
   fi
   # A tarball named means: build that one, whatever MPI a module put on PATH.
@@ -377,8 +382,7 @@ main() {
   # --record DIR OUT: mpi.mk and mpi.env for the MPI in DIR, into OUT
   # (scripts/mpiprobe builds and runs its programs with another MPI so).
   if [ "${1:-}" = --record ]; then
-    local why
-    why=$(probe_mpi "${2:?--record DIR OUT}") || die "$2 is not an MPI with ULFM:"$'\n'"$(sed 's/^/  - /' <<<"$why")"
+    need_ulfm "${2:?--record DIR OUT}" "$2"
     OUT=${3:?--record DIR OUT}; write_choice "$2"; return
   fi
   install_packages
@@ -387,19 +391,19 @@ main() {
   write_choice "$home"
   if [ "${KV_STOCK:-$([ "$(id -u)" -eq 0 ] && echo 1 || echo 0)}" = 1 ] && [ -z "${MPI_HOME:-}" ] &&
      [ -z "${OMPI_PATCHES:-}" ]; then
-    log "Open MPI $OMPI_VERSION as released, for comparison (build/mpi-stock)"
-    local stock
-    stock=$(OMPI_PATCHES=none bash "$0" --build-only --print)
-    OUT=$OUT/mpi-stock write_choice "$stock"
+    side_build mpi-stock "as released, for comparison" OMPI_PATCHES=none
   fi
   if [ "${KV_UCX:-0}" = 1 ] && [ -z "${MPI_HOME:-}" ]; then
-    log "Open MPI $OMPI_VERSION with the project's patches and UCX (build/mpi-ucx)"
-    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null && ! dpkg-query -W libucx-dev >/dev/null 2>&1; then
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libucx-dev >/dev/null
-    fi
-    local ucx
-    ucx=$(WITH_UCX=1 bash "$0" --build-only --print)
-    OUT=$OUT/mpi-ucx write_choice "$ucx"
+    side_build mpi-ucx "with the project's patches and UCX" WITH_UCX=1
   fi
+}
+
+# side_build NAME WHAT VAR=VALUE: the build those settings make, beside the
+# project's MPI (made when missing), recorded in build/NAME/.
+side_build() {
+  log "Open MPI $OMPI_VERSION $2 (build/$1)"
+  local home
+  home=$(env "$3" bash "$0" --build-only --print)
+  OUT=$OUT/$1 write_choice "$home"
 }
 main "$@"
