@@ -24,6 +24,10 @@
 #                     side; proposed-overhead.csv its failure-free YCSB cost
 #   nodeloss.csv      a node loss against a single-rank kill on the 3-host
 #                     test cluster (bench_nodeloss.sh; needs root)
+#   progress.csv      a store read and write across two hosts against the
+#                     link's ping-pong, the target polling and computing,
+#                     with and without the TCP BTL's progress thread
+#                     (bench_progress.sh; needs root)
 #   multihost.csv     the store across the hosts of a test cluster, beside one
 #                     host: store vs raw RMA, recovery per variant, the hang
 #                     rate of single-kill runs (bench_multihost.sh; hours)
@@ -299,6 +303,10 @@ fi
 
 if want mpiprobe; then  # what the project's and a stock Open MPI do when a rank or node dies
   bash "$ROOT/experiments/bench/bench_mpiprobe.sh"
+fi
+
+if want progress; then  # passive-target progress across hosts: the target polling or computing
+  bash "$ROOT/experiments/bench/bench_progress.sh"
 fi
 
 if want multihost; then  # the store across hosts (a test cluster of its own)
