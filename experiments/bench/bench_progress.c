@@ -9,7 +9,7 @@
  * rank 1 the target (on another host when launched so).  Each round times,
  * in an order rotated round by round so that no operation always comes
  * first, these 64-byte operations, OPS each (a tenth of that while the
- * target computes):
+ * target computes), or as many as fit in BUDGET_MS (1000) when fewer do:
  *   pingpong  MPI_Send + MPI_Recv of the echo (the round trip of the link
  *             with both sides inside MPI; only with the target polling)
  *   get, put  MPI_Get or MPI_Put + MPI_Win_flush on the store's window
@@ -18,8 +18,8 @@
  * and each RMA operation twice: with the target `polling` (MPI_Test in a
  * loop) and `computing` (COMPUTE_US microseconds of work without MPI, then
  * one MPI_Test, and again).  One CSV row per round, target and operation:
- *   TAGS...,target,round,operation,us
- * us the mean microseconds per operation of that round; TAGS the
+ *   TAGS...,target,round,operation,ops,us
+ * us the mean microseconds per operation of the round's ops; TAGS the
  * name=value pairs of the first argument (the caller's setting, hosts,
  * repetition, load), which also name the header's first columns, written
  * when the file is empty.
@@ -34,7 +34,7 @@
 #include "kv_internal.h"
 #include "kvtest.h"
 
-enum { VBYTES = 64, MAXTAGS = 8 };
+enum { VBYTES = 64, BUDGET_MS = 1000, TAG_OP = 0, TAG_STOP = 1 };
 enum op { PINGPONG, GET, PUT, KV_GET, KV_PUT, NOPS };
 static const char *const OP_NAME[NOPS] = {"pingpong", "get", "put", "kv_get", "kv_put"};
 enum target { POLLING, COMPUTING, NTARGETS };
@@ -78,8 +78,8 @@ static bool once(bench *b, enum op o, int i) {
     b->buf[0] = (unsigned char)i;
     switch (o) {
     case PINGPONG:
-        return MPI_Send(b->buf, VBYTES, MPI_BYTE, 1, 0, MPI_COMM_WORLD) == MPI_SUCCESS &&
-               MPI_Recv(b->buf, VBYTES, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        return MPI_Send(b->buf, VBYTES, MPI_BYTE, 1, TAG_OP, MPI_COMM_WORLD) == MPI_SUCCESS &&
+               MPI_Recv(b->buf, VBYTES, MPI_BYTE, 1, TAG_OP, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS;
     case GET:
         return MPI_Get(b->buf, VBYTES, MPI_BYTE, 1, b->disp, VBYTES, MPI_BYTE, b->s->win) == MPI_SUCCESS &&
                MPI_Win_flush(1, b->s->win) == MPI_SUCCESS;
@@ -95,32 +95,37 @@ static bool once(bench *b, enum op o, int i) {
     }
 }
 
-/* Times n operations o with the target t; both ranks call it.  Returns
- * rank 0's microseconds per operation (-1 on an error), 0 on rank 1. */
-static double phase(bench *b, enum op o, enum target t, int n) {
+/* Times up to n operations o with the target t, as many as fit in
+ * BUDGET_MS; both ranks call it.  Returns rank 0's microseconds per
+ * operation (-1 on an error) and sets *done to the operations made; 0 on
+ * rank 1. */
+static double phase(bench *b, enum op o, enum target t, int n, int *done) {
     int rank = kv_rank(b->s);
-    if (o == PINGPONG) {
-        if (rank == 1) {
-            for (int i = 0; i < n; i++) {
-                MPI_Recv(b->buf, VBYTES, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Send(b->buf, VBYTES, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
-            }
-            return 0;
+    if (o == PINGPONG && rank == 1) {  /* echo until rank 0 says stop */
+        for (MPI_Status st;;) {
+            MPI_Recv(b->buf, VBYTES, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+            if (st.MPI_TAG == TAG_STOP) return 0;
+            MPI_Send(b->buf, VBYTES, MPI_BYTE, 0, TAG_OP, MPI_COMM_WORLD);
         }
-    } else if (rank == 1) {
+    }
+    if (rank == 1) {
         serve(t, b->compute_us);
         return 0;
     }
     bool ok = true;
-    int64_t t0 = kv_clock_ns();
-    for (int i = 0; i < n && ok; i++) ok = once(b, o, i);
-    double us = (double)(kv_clock_ns() - t0) / n / 1e3;
-    if (o != PINGPONG) {  /* releases serve(); a blocking barrier would not match its Ibarrier */
+    int64_t t0 = kv_clock_ns(), end = t0 + BUDGET_MS * 1000000LL, t1 = t0;
+    int i = 0;
+    for (; i < n && ok && (i & 7 || (t1 = kv_clock_ns()) < end); i++) ok = once(b, o, i);
+    t1 = kv_clock_ns();
+    *done = i;
+    if (o == PINGPONG) {
+        MPI_Send(b->buf, VBYTES, MPI_BYTE, 1, TAG_STOP, MPI_COMM_WORLD);
+    } else {  /* releases serve(); a blocking barrier would not match its Ibarrier */
         MPI_Request req;
         MPI_Ibarrier(MPI_COMM_WORLD, &req);
         MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
-    return ok ? us : -1;
+    return ok ? (double)(t1 - t0) / i / 1e3 : -1;
 }
 
 /* The header (TAGS' names, then the fixed columns) and the row prefix
@@ -174,9 +179,10 @@ int main(int argc, char **argv) {
     split_tags(argv[1], names, values, sizeof names);
     if (rank == 0) {
         if (!(csv = fopen(argv[2], "a"))) MPI_Abort(MPI_COMM_WORLD, 1);
-        if (ftell(csv) == 0) fprintf(csv, "%starget,round,operation,us\n", names);
+        if (ftell(csv) == 0) fprintf(csv, "%starget,round,operation,ops,us\n", names);
     }
-    for (int o = PINGPONG; o < NOPS; o++) phase(&b, o, POLLING, ops / 10);  /* warm-up */
+    int done;
+    for (int o = PINGPONG; o < NOPS; o++) phase(&b, o, POLLING, ops / 10, &done);  /* warm-up */
     for (int round = 0; round < rounds; round++)
         for (int k = 0; k < NOPS * NTARGETS; k++) {
             int slot = (k + round) % (NOPS * NTARGETS);
@@ -184,10 +190,10 @@ int main(int argc, char **argv) {
             enum target t = slot / NOPS;
             if (o == PINGPONG && t == COMPUTING) continue;  /* an echo needs the target in MPI */
             int n = t == POLLING ? ops : ops / 10;
-            double us = phase(&b, o, t, n);
+            double us = phase(&b, o, t, n, &done);
             KVT_CHECK(rank == 1 || us >= 0);
             if (rank == 0)
-                fprintf(csv, "%s%s,%d,%s,%.3f\n", values, TARGET_NAME[t], round + 1, OP_NAME[o], us);
+                fprintf(csv, "%s%s,%d,%s,%d,%.3f\n", values, TARGET_NAME[t], round + 1, OP_NAME[o], done, us);
         }
     if (csv) fclose(csv);
     kv_close(b.s);

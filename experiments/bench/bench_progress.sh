@@ -12,7 +12,8 @@
 # `tcp-thread` (the same with btl_tcp_progress_thread 1: a thread of the
 # TCP BTL answers for the target).  PROGRESS_REPS (9) launches of each of
 # the four, interleaved (the order of the four rotated launch by launch),
-# each PROGRESS_ROUNDS (5) rounds of PROGRESS_OPS (2000) operations, the
+# each PROGRESS_ROUNDS (5) rounds of PROGRESS_OPS (2000) operations (a
+# tenth while the target computes; fewer when they take over 1 s), the
 # target computing PROGRESS_COMPUTE_US (1000) us between MPI_Tests.  Rows
 # in results/bench/progress.csv (PROGRESS_CSV): setting, hosts, launch,
 # load_1min (at the launch), then bench_progress's own columns; the
