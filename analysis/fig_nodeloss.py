@@ -32,9 +32,9 @@ from benchfiles import directories, num, rows, save  # noqa: E402
 
 VARIANTS = ["node", "rank"]
 LABELS = {"node": "node loss", "rank": "single-rank kill"}
-OUTCOMES = ["pass", "aborted", "hung", "failed", "crashed", "error"]
+# Colours of the outcomes nodeloss_row.py writes; one it adds later is drawn grey, after these.
 OUT_COLORS = {"pass": "#30a060", "aborted": "#c03030", "hung": "#a0a030", "failed": "#8040a0",
-              "crashed": "#404040", "error": "#a0a0a0"}
+              "crashed": "#404040", "unsupported": "#d0d0f0", "error": "#a0a0a0"}
 PHASES = ["revoke_us", "shrink_us", "agree_us", "windows_us", "rereplicate_us"]
 PH_COLORS = ["#3060c0", "#60a0e0", "#30a060", "#e0a030", "#c03030"]
 
@@ -63,11 +63,10 @@ def ticks(ax, variants):
 
 def outcomes(ax, variants, by):
     bottom = [0] * len(variants)
-    for o in OUTCOMES:
+    seen = {r["outcome"] for v in variants for r in by[v]}
+    for o in [o for o in OUT_COLORS if o in seen] + sorted(seen - set(OUT_COLORS)):
         n = [sum(r["outcome"] == o for r in by[v]) for v in variants]
-        if not any(n):
-            continue
-        ax.bar(range(len(variants)), n, 0.6, bottom=bottom, color=OUT_COLORS[o], label=o)
+        ax.bar(range(len(variants)), n, 0.6, bottom=bottom, color=OUT_COLORS.get(o, "#b0b0b0"), label=o)
         bottom = [b + x for b, x in zip(bottom, n)]
     for i, v in enumerate(variants):
         lost = [num(r["lost"]) for r in by[v] if num(r["lost"]) is not None]

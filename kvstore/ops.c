@@ -216,7 +216,7 @@ int kv_get(kv_store *s, const void *key, size_t klen, void *out, size_t buflen, 
 /* --------------------------------------------------------------- writes --
  * Slot-lock protocol (the lock word, first 8 bytes of every slot):
  *   free (0) --CAS by writer w--> held (w+1)     acquire
- *   held (w+1) --REPLACE 0 by w--> free          release, after the data is
+ *   held (w+1) --CAS w+1 -> 0 by w--> free       release, after the data is
  *                                                flushed to the target
  *   held (w+1) --recovery, w failed--> free      lock break (recover.c)
  * A writer first locks the key's home slot at every replica (all writers of
@@ -278,23 +278,29 @@ static int kvo_cas(kv_store *s, int rank, uint32_t idx, uint64_t cmp, uint64_t s
 
 /* Release every lock in reps.  Once a failure is pending nothing more is
  * issued: recovery clears every slot lock anyway (no operation is in
- * flight while it runs), and no RMA may reach a rank that may be dead. */
+ * flight while it runs), and no RMA may reach a rank that may be dead.
+ * Over RMA the release is a compare-and-swap of this write's lock word
+ * for 0, not an MPI_REPLACE accumulate: osc/rdma does a compare-and-swap
+ * as one atomic of its BTL, where a replace without a result is not one
+ * of the BTL's atomics and took two round trips to a target (with the
+ * target computing between MPI calls, two of its intervals; measured with
+ * bench_progress's write across hosts). */
 static void kvo_unlock_all(kv_store *s, kvo_rep *reps, int n) {
     const uint64_t zero = 0;
-    bool any = false;
+    uint64_t was[KVO_MAX_R * 2];  /* one result each: none is read */
+    int nwas = 0;
     for (int i = 0; i < n; i++) {
         for (int l = 0; l < reps[i].nlocks && !s->failure_pending; l++) {
             if (s->shm) {  /* the data was flushed before: release orders it */
                 __atomic_store_n(kvo_shm_word(s, reps[i].rank, reps[i].locks[l]), 0, __ATOMIC_RELEASE);
                 continue;
             }
-            MPI_Accumulate(&zero, 1, MPI_UINT64_T, reps[i].rank, slot_disp(s, reps[i].locks[l]), 1,
-                           MPI_UINT64_T, MPI_REPLACE, s->win);
-            any = true;
+            MPI_Compare_and_swap(&zero, &s->lock_word, &was[nwas++], MPI_UINT64_T, reps[i].rank,
+                                 slot_disp(s, reps[i].locks[l]), s->win);
         }
         reps[i].nlocks = 0;
     }
-    if (any) {
+    if (nwas) {
         int rc = MPI_Win_flush_all(s->win);
         if (rc != MPI_SUCCESS) kvo_mpi_fail(s, rc);
     }

@@ -21,7 +21,11 @@
 #                 the 3 hosts one by one, MH_RUNS (50) runs each: the hang
 #                 rate (outcome hung: no verdict within MH_TIMEOUT, 40 s, the
 #                 one-host soak's limit; a passing run took 6-7 s).
-# MH_PARTS narrows the parts, MH_VARIANTS the variants.  Output:
+# Before them scripts/mpiprobe classifies the MPI on the cluster (its record
+# beside the CSV, multihost.mpiprobe.json): recovery and soak runs need its
+# rank_loss probe to say `survives`, variant proposed its proposed_rma to
+# say `yes`; a run it cannot support is not run, its row says outcome
+# `unsupported`.  MH_PARTS narrows the parts, MH_VARIANTS the variants.  Output:
 # results/bench/multihost.csv (MH_OUT), one row per measurement:
 #   kind,hosts,ranks,variant,backend,repetition,operation,store_us,raw_us,
 #   detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,
@@ -61,6 +65,18 @@ trap '"$VC" down >/dev/null 2>&1; rm -rf "$KV_CLUSTER_DIR"' EXIT
 mkdir -p "$(dirname "$OUT")"
 echo "$HEADER" > "$OUT"
 "$ROOT/scripts/provenance" "$CMD" > "${OUT%.csv}.meta"
+PROBE=${OUT%.csv}.mpiprobe.json
+"$ROOT/scripts/mpiprobe" --cluster --out "$PROBE" || { echo "bench_multihost: the MPI probe failed" >&2; exit 1; }
+# unsupported VARIANT: why the probed MPI cannot support a run with a kill of
+# that variant (nothing when it can)
+unsupported() {
+  local needs=(rank_loss=survives) n says
+  [ "$1" = proposed ] && needs+=(proposed_rma=yes)
+  for n in "${needs[@]}"; do
+    says=$("$ROOT/scripts/mpiprobe" --says "$PROBE" "${n%%=*}") || says=nothing
+    [ "$says" = "${n#*=}" ] || { echo "the MPI's ${n%%=*} probe says '$says'"; return; }
+  done
+}
 
 # run_on HOSTS N TIMEOUT PROGRAM...: kvrun of N ranks on HOSTS hosts: this
 # machine alone for 1; one rank per host when N = HOSTS; else round-robin
@@ -94,6 +110,10 @@ raw_point() {  # HOSTS BACKEND REP
 recovery_point() {  # HOSTS VARIANT REP
   local v=$2 np=3 sp=0 f=$TMP/rec.csv t0 st o
   [ "$v" = spare ] && np=4 sp=1
+  if [ -n "$(unsupported "$v")" ]; then
+    echo "recovery,$1,$((np - sp)),$v,allocate,$3,kill,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,unsupported,NA" | tee -a "$OUT"
+    return
+  fi
   : > "$f"; rm -f "$TMP/kill.log"
   t0=$(date +%s%N)
   # (in the command: the environment does not travel to other hosts)
@@ -114,6 +134,10 @@ recovery_point() {  # HOSTS VARIANT REP
 soak_point() {  # VARIANT SEED
   local v=$1 sp=0 t0 line o get
   [ "$v" = spare ] && sp=1
+  if [ -n "$(unsupported "$v")" ]; then
+    echo "soak,3,NA,$v,allocate,$2,single,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,unsupported,NA" | tee -a "$OUT"
+    return
+  fi
   t0=$(date +%s%N)
   line=$(KV_CLUSTER=1 PRTE_MCA_rmaps_default_mapping_policy=node bash "$ROOT/tests/history/run.sh" --backend allocate --variant "$v" --r 2 \
          --spares "$sp" --scenario single --seconds 1.5 --seed "$2" --timeout "$TIMEOUT" --out "$TMP/soak")

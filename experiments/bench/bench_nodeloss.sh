@@ -17,9 +17,12 @@
 # Each run's directory becomes one row of the CSV file (nodeloss_row.py;
 # columns in docs/formats.md); what made it goes to nodeloss.meta next to
 # it, the directories of the runs that did not pass to nodeloss-logs/.
-# With the Open MPI that make deps builds (its patches), the job goes on
-# after a node loss; with a stock one (scripts/node-loss-survivable tells)
-# the launcher ends it, and those rows say `aborted`, with its message.
+# Before the runs, scripts/mpiprobe classifies the MPI on the cluster (its
+# record beside the CSV, nodeloss.mpiprobe.json): runs of a kind it cannot
+# survive (node: its node_loss probe; rank: rank_loss) are not run, and
+# their rows say `unsupported`, with the probe's answer.  With the Open
+# MPI that make deps builds (its patches) the job goes on after a node
+# loss; a stock one ends it (its rows would say `aborted`).
 # The cluster is one of its own (state /tmp/kvnodeloss-bench, bridge
 # kvbrnb), up for the runs and down after them.  Needs root (namespaces): else it says so, writes
 # nothing and exits 0 (the rest of make bench goes on).
@@ -49,10 +52,20 @@ spec() {  # VARIANT SEED: the failure spec
   esac
 }
 
+PROBE=${OUT%.csv}.mpiprobe.json
+"$ROOT/scripts/mpiprobe" --cluster --out "$PROBE" || { echo "bench_nodeloss: the MPI probe failed" >&2; exit 1; }
+
 # one VARIANT REP: a run, its row appended to $OUT
 one() {
-  local v=$1 rep=$2 d f rc t0 ms last
+  local v=$1 rep=$2 d f rc t0 ms last need says
   f=$(spec "$v" "$rep") || exit 2
+  need=rank_loss; [ "$v" = node ] && need=node_loss
+  says=$("$ROOT/scripts/mpiprobe" --says "$PROBE" "$need") || exit 1
+  if [ "$says" != survives ]; then
+    "${ROW[@]}" --variant "$v" --rep "$rep" --seed "$rep" --ranks $((3 * PPN)) --nodes 3 \
+      --unsupported "not run: the MPI's $need probe says '$says' (${PROBE##*/})" | tee -a "$OUT"
+    return
+  fi
   d=$(mktemp -d "$ROOT/build/nodeloss.XXXXXX")   # the hosts see the build directory
   t0=$(date +%s%N)
   nice -n 10 "$ROOT/scripts/kvrun" --cluster --ppn "$PPN" --timeout "$TIMEOUT" --out "$d/ranks" -- "$DRV" \

@@ -6,7 +6,7 @@
  * (r = 1) against a raw MPI_Get + MPI_Win_flush of that slot's bytes;
  * (b) kv_put with r = 2 (replicas on ranks 0 and 1) against the raw RMA
  * the write protocol needs per replica: a compare-and-swap to lock, a put
- * of the slot, a replace to unlock, each flushed.  Reports the median
+ * of the slot, a compare-and-swap to unlock, each flushed.  Reports the median
  * round, in microseconds per operation, and appends CSV rows
  * (operation,backend,ranks,value_bytes,store_us,raw_us,ratio).  The key's
  * length is taken once, outside the timed loops; on osc/sm windows
@@ -83,9 +83,9 @@ static double time_store_put(bench_ctx *c, int ops) {
     return (double)(kv_clock_ns() - t) / ops / 1e3;  /* us per operation */
 }
 
-/* Per replica: CAS lock, put the slot, replace-unlock; all flushed. */
+/* Per replica: CAS lock, put the slot, CAS unlock; all flushed. */
 static double time_raw_put(bench_ctx *c, int ops) {
-    uint64_t one = 1, zero = 0, got;
+    uint64_t one = 1, zero = 0, got, was[2];
     int64_t t = kv_clock_ns();
     for (int i = 0; i < ops; i++) {
         for (int t_rank = 0; t_rank < 2; t_rank++) {
@@ -96,7 +96,7 @@ static double time_raw_put(bench_ctx *c, int ops) {
             MPI_Win_flush(t_rank, c->win);
         }
         for (int t_rank = 0; t_rank < 2; t_rank++)
-            MPI_Accumulate(&zero, 1, MPI_UINT64_T, t_rank, c->disp, 1, MPI_UINT64_T, MPI_REPLACE, c->win);
+            MPI_Compare_and_swap(&zero, &one, &was[t_rank], MPI_UINT64_T, t_rank, c->disp, c->win);
         MPI_Win_flush_all(c->win);
     }
     return (double)(kv_clock_ns() - t) / ops / 1e3;  /* us per operation */

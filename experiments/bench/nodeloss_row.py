@@ -99,13 +99,19 @@ def main():
     ap.add_argument("--rc", type=int, help="scripts/kvrun's exit status")
     ap.add_argument("--seconds", help="the run's wall time")
     ap.add_argument("--kvrun", default="", help="kvrun's last line")
+    ap.add_argument("--unsupported", metavar="WHY",
+                    help="not run: the MPI's probe says it cannot support the run (no --dir, --rc)")
     a = ap.parse_args()
     w = csv.writer(sys.stdout, lineterminator="\n")
     if a.header:
         w.writerow(COLUMNS)
         return 0
+    if a.unsupported:
+        w.writerow([a.variant, a.rep, a.seed, a.ranks, a.nodes, "unsupported"] + ["NA"] * 3 +
+                   ["NA", "NA", "0"] + ["NA"] * len(PHASES) + ["NA", a.unsupported])
+        return 0
     if not a.dir or a.rc is None:
-        ap.error("--dir and --rc are needed (or --header)")
+        ap.error("--dir and --rc are needed (or --header, or --unsupported)")
     k, hosts = kills(a.dir)
     msg = re.sub(r"^kvrun: ", "", a.kvrun.strip())
     w.writerow([a.variant, a.rep, a.seed, a.ranks, a.nodes, OUTCOMES.get(a.rc, "error"), k, hosts,

@@ -595,7 +595,10 @@ def multihost():
     r = rows("multihost.csv")
     if not r:
         return []
-    out = []
+    skipped = [x for x in r if x["outcome"] == "unsupported"]  # the MPI's probe said it cannot
+    r = [x for x in r if x["outcome"] != "unsupported"]
+    out = [f"Not run, the MPI's probe (multihost.mpiprobe.json) saying it cannot support them: "
+           f"{len(skipped)} runs ({', '.join(sorted({x['variant'] for x in skipped}))}).", ""] if skipped else []
     raw = collections.defaultdict(list)
     for x in r:
         if x["kind"] == "store-vs-raw":
@@ -688,11 +691,49 @@ def mpiprobe():
             f"{max(nums([x['load_1min'] for x in r])):.2f}."]
 
 
+PROGRESS_OPS = ("get", "put", "kv_get", "kv_put")
+PROGRESS_AIM = 3.0  # a store read and write within 3x of the link's ping-pong
+
+
+def progress():
+    """progress.csv (BENCH=progress make bench): per place, setting and
+    target, the medians over launches of each launch's median round, and
+    the store's calls against the ping-pong of the same launch."""
+    r = [x for x in rows("progress.csv") if float(x["us"]) >= 0]
+    if not r:
+        return []
+    launch = collections.defaultdict(list)  # (hosts, setting, target, op, launch) -> rounds' us
+    for x in r:
+        launch[(int(x["hosts"]), x["setting"], x["target"], x["operation"], x["launch"])].append(float(x["us"]))
+    per = {k: statistics.median(v) for k, v in launch.items()}
+    cells = collections.defaultdict(dict)  # (hosts, setting, target, op) -> {launch: us}
+    for (h, st, t, op, l), us in per.items():
+        cells[(h, st, t, op)][l] = us
+    body = []
+    for h, st, t in sorted({k[:3] for k in cells}, key=lambda k: (k[0], k[1], k[2] != "polling")):
+        ping = cells.get((h, st, "polling", "pingpong"), {})
+        us = lambda v: ci(v, "{:.1f}" if med(v) >= 1 else "{:.3f}")  # noqa: E731 (osc/sm: tens of ns)
+        row = [h, st, t, us(list(ping.values())) if t == "polling" else ""]
+        row += [us(list(cells.get((h, st, t, op), {}).values())) for op in PROGRESS_OPS]
+        for op in ("kv_get", "kv_put"):
+            ratios = paired(cells.get((h, st, t, op), {}), ping)
+            m = med(ratios)
+            row.append(f"{ci(ratios, '{:.2f}')} {'met' if m <= PROGRESS_AIM else 'missed'}" if ratios else "NA")
+        body.append(row)
+    loads = nums([x["load_1min"] for x in r])
+    n = len({x["launch"] for x in r})
+    return table(["hosts", "setting", "target", "ping-pong (us)"] + [f"{op} (us)" for op in PROGRESS_OPS] +
+                 [f"kv_get / ping-pong (aim {PROGRESS_AIM:g}x)", f"kv_put / ping-pong (aim {PROGRESS_AIM:g}x)"],
+                 body) + ["", f"{n} launches of each setting and place, interleaved; load (1 min) at the launches: "
+                              f"{min(loads):.2f} to {max(loads):.2f}."]
+
+
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
           "recovery-floor": recovery_floor, "recovery-profile": recovery_profile, "recovery-slope": recovery_slope, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
           "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
-          "mpiprobe": mpiprobe, "silentnode": silentnode, "uct": uct, "provenance": provenance}
+          "mpiprobe": mpiprobe, "silentnode": silentnode, "uct": uct, "progress": progress,
+          "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
@@ -702,7 +743,7 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "firsttouch": "firsttouch.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
            "multihost": "multihost.csv", "taskapp": "taskapp.csv", "mpiprobe": "mpiprobe.csv",
-           "silentnode": "silentnode.csv", "uct": "uct.csv"}
+           "silentnode": "silentnode.csv", "uct": "uct.csv", "progress": "progress.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 
 
