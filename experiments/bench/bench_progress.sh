@@ -47,7 +47,7 @@ else
   echo "bench_progress: resuming $OUT ($(grep -c . "$OUT") lines)"
 fi
 
-export KV_CLUSTER_DIR KV_CLUSTER_BRIDGE=kvbrp
+export KV_CLUSTER_DIR KV_CLUSTER_BRIDGE=kvbrpg
 KV_CLUSTER_DIR=$(mktemp -d /tmp/kvcluster-progress.XXXXXX)
 chmod 0755 "$KV_CLUSTER_DIR"
 trap '"$VC" down >/dev/null 2>&1; rm -rf "$KV_CLUSTER_DIR"' EXIT

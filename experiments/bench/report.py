@@ -730,7 +730,7 @@ def progress():
 
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
           "recovery-floor": recovery_floor, "recovery-profile": recovery_profile, "recovery-slope": recovery_slope, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
-          "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
+          "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "soak-proposed": lambda: soak("soak-proposed.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
           "mpiprobe": mpiprobe, "silentnode": silentnode, "uct": uct, "progress": progress,
           "provenance": provenance}
@@ -740,7 +740,7 @@ SOURCE_TABLES = {"loc"}
 PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recovery": "recovery.csv",
            "recovery-floor": "recovery-floor.csv", "recovery-profile": "recovery-profile.csv",
            "recovery-slope": "recovery-floor.csv",
-           "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "firsttouch": "firsttouch.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "hangs-rdma": "hangs-rdma.csv",
+           "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "firsttouch": "firsttouch.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "soak-proposed": "soak-proposed.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
            "multihost": "multihost.csv", "taskapp": "taskapp.csv", "mpiprobe": "mpiprobe.csv",
            "silentnode": "silentnode.csv", "uct": "uct.csv", "progress": "progress.csv"}

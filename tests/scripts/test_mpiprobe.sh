@@ -17,7 +17,9 @@
 #     reason (the node-loss probe; for proposed also the RMA probe), none is
 #     launched (no launcher.log), none counted hung or aborted, and runs.csv
 #     says unsupported;
-#  4. after `vcluster down` no process, link or namespace is left.
+#  4. after `vcluster down` no process, link or namespace is left;
+#  and `mpiprobe --says` (how benchmarks read a record) reads these
+#  fields, and says which one a record lacks with exit 1.
 # Part 2 and 3 are skipped (said so) when build/mpi-stock is missing.
 # Exit 0 pass, 1 fail, 77 skip (not root, or no namespaces).
 set -uo pipefail
@@ -41,13 +43,16 @@ cleanup() {
 trap cleanup EXIT
 "$VC" up 3 --no-slurm > "$T/up.log" 2>&1 || { cat "$T/up.log"; fail "vcluster up 3"; }
 
-field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+field() { "$PROBE" --says "$1" "$2"; }
 "$PROBE" --cluster --out "$T/patched.json" > "$T/patched.log" 2>&1 || fail "mpiprobe: $(tail -3 "$T/patched.log")"
 for want in "class:survives node loss" rank_loss:survives node_loss:survives proposed_rma:yes; do
   got=$(field "$T/patched.json" "${want%%:*}")
   [ "$got" = "${want#*:}" ] || fail "the project's Open MPI: ${want%%:*} is '$got', wanted '${want#*:}' ($(cat "$T/patched.json"))"
 done
 echo "ok: the project's Open MPI: $(tail -1 "$T/patched.log" | cut -d: -f2- | cut -d'>' -f1)"
+if out=$("$PROBE" --says "$T/patched.json" no_such_field 2>&1); then fail "--says of a missing field: exit 0 ($out)"
+elif ! grep -q "no no_such_field" <<<"$out"; then fail "--says of a missing field said: $out"
+else echo "ok: --says of a missing field: $out"; fi
 
 STOCK=$ROOT/build/mpi-stock/mpi.env
 if [ ! -f "$STOCK" ]; then

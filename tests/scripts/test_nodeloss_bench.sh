@@ -10,8 +10,11 @@
 # over the first recovery, recoveries 2 and each phase summed per rank and
 # maxed over ranks; an aborted run (kills.csv only) gives outcome aborted,
 # NA for everything it did not write, and kvrun's message without its
-# prefix, quoted; the figure script writes a PNG for a file whose node runs
-# all aborted, and exits non-zero with a message for an empty one.
+# prefix, quoted; a run the MPI's probe said it cannot support gives
+# outcome unsupported, no kill, 0 recoveries, NA elsewhere and the probe's
+# answer as message; the figure script writes a PNG for a file whose node
+# runs all aborted or were unsupported, and exits non-zero with a message
+# for an empty one.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 ROW=(python3 "$ROOT/experiments/bench/nodeloss_row.py")
@@ -54,9 +57,13 @@ want "aborted run" "$("${ROW[@]}" --dir "$d" --variant node --rep 2 --seed 2 --r
   'node,2,2,6,3,aborted,1,kvnode2,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,9.1,"ABORTED by the launcher (exit 0, no verdict): PRTE has lost communication, on node kvnode2"'
 want "no kill log, unknown exit" "$("${ROW[@]}" --dir "$T/none" --variant rank --rep 1 --seed 1 --ranks 6 \
   --nodes 3 --rc 9 --seconds 1 | cut -d, -f6-9)" "error,NA,NA,NA"
+want "unsupported run" "$("${ROW[@]}" --variant node --rep 3 --seed 3 --ranks 6 --nodes 3 \
+  --unsupported "not run: the MPI's node_loss probe says 'ends the job'")" \
+  "node,3,3,6,3,unsupported,NA,NA,NA,NA,NA,0,NA,NA,NA,NA,NA,NA,NA,not run: the MPI's node_loss probe says 'ends the job'"
 
 mkdir -p "$T/bench"
 { "${ROW[@]}" --header
+  "${ROW[@]}" --variant node --rep 4 --seed 4 --ranks 6 --nodes 3 --unsupported "not run"
   for r in 1 2 3; do
     "${ROW[@]}" --dir "$T/aborted" --variant node --rep $r --seed $r --ranks 6 --nodes 3 --rc 4 --seconds 9 --kvrun 'kvrun: ABORTED x'
     "${ROW[@]}" --dir "$T/recovered" --variant rank --rep $r --seed $r --ranks 6 --nodes 3 --rc 0 --seconds 30 --kvrun 'kvrun: FINISHED PASS'
