@@ -3,7 +3,6 @@
  * (patches/openmpi), in the style of ulfm-testing: one window, one event.
  * run: 4 allocate flush
  * run: 4 allocate atomic
- * run: 4 allocate lock
  * run: 4 allocate free
  * run: 4 allocate revoke
  * run: 4 create flush
@@ -22,9 +21,11 @@
  *   flush   put + MPI_Win_flush to the victim, repeated, ends in
  *           MPIX_ERR_PROC_FAILED or MPIX_ERR_REVOKED at every survivor;
  *   atomic  the same with MPI_Fetch_and_op;
- *   lock    the victim dies holding an exclusive lock on rank 0; every
- *           survivor's MPI_Win_lock on rank 0 returns such an error
- *           instead of waiting forever;
+ *   lock    (create only) the victim dies holding an exclusive lock on
+ *           rank 0; every survivor's MPI_Win_lock on rank 0 returns such
+ *           an error instead of waiting forever (osc/rdma's lock words do
+ *           not name their holders yet; osc/sm's do, and hand the lock on:
+ *           win_lock.c);
  *   free    rank 0 sees the victim in MPIX_Win_get_failed and revokes the
  *           window; every survivor sees MPIX_Win_is_revoked, and
  *           MPI_Win_free returns MPI_SUCCESS without the dead;
