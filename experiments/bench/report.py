@@ -508,10 +508,22 @@ def taskapp():
     return report_taskapp.taskapp_table(rows("taskapp.csv"), table, stats)
 
 
-def code_lines(path, only=None, skip=()):
-    """Lines of C code in path: not blank, not comment, none containing a
-    word of skip; with only, just those inside the named functions."""
-    n, in_comment, fn = 0, False, None
+MPI_CALL = re.compile(r"\bMPIX?_[A-Z][a-z_]*\s*\(")
+# Calls every member must make together: a failure in one stops them all.
+COLLECTIVES = {"MPI_Allreduce", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Bcast",
+               "MPI_Barrier", "MPI_Ibarrier", "MPI_Comm_dup", "MPI_Comm_split", "MPIX_Comm_shrink",
+               "MPIX_Comm_agree", "MPIX_Comm_iagree", "MPI_Win_allocate", "MPI_Win_allocate_shared",
+               "MPI_Win_create", "MPI_Win_free"}
+# A branch on a status: where the code handles an error.
+STATUS_BRANCH = re.compile(r"\b(if|while)\s*\(.*(\brc\b|\bret\b|MPI_SUCCESS|\bKV_OK\b|\bKV_ERR_\w+)")
+
+
+def code_stats(path, only=None, skip=()):
+    """Of the C code in path (lines not blank, not comment, none containing a
+    word of skip; with only, just those inside the named functions): a
+    Counter of its lines, MPI calls, collective MPI calls and branches on a
+    status."""
+    c, in_comment, fn = collections.Counter(), False, None
     for line in open(path):
         t = line.strip()
         if in_comment:
@@ -525,9 +537,33 @@ def code_lines(path, only=None, skip=()):
         if not t or t.startswith("//") or any(w in t for w in skip):
             continue
         if only is None or fn in only:
-            n += 1
+            calls = [m.group(0).rstrip("( ") for m in MPI_CALL.finditer(t)]
+            c["lines"] += 1
+            c["mpi"] += len(calls)
+            c["collective"] += sum(x in COLLECTIVES for x in calls)
+            c["errors"] += bool(STATUS_BRANCH.search(t))
         if line.startswith("}"):
             fn = None
+    return c
+
+
+def patch_lines(names):
+    """Lines the named Open MPI patches add, comments and blank lines left out."""
+    n = 0
+    for name in names:
+        in_comment = False
+        for line in open(os.path.join(ROOT, "patches", "openmpi", name)):
+            if not line.startswith("+") or line.startswith("+++"):
+                continue
+            t = line[1:].strip()
+            if in_comment:
+                in_comment = "*/" not in t
+                continue
+            if t.startswith("/*"):
+                in_comment = "*/" not in t
+                continue
+            if t and not t.startswith(("*", "//")):
+                n += 1
     return n
 
 
@@ -538,19 +574,28 @@ def loc():
     watchdog (detect.c: start, stop, test, alarm, without the two hooks
     variant proposed adds); proposed detects through the window, in its own
     file.  Both use detect.c's error classification (kvw_status), counted
-    with the shared part."""
+    with the shared part.  Beside the lines: the MPI calls in that code, the
+    collective ones, the branches on a status, and for proposed the lines
+    of the Open MPI patches behind the features it uses (0001-0004: the
+    switch and failure state, the window calls, osc/sm, osc/rdma)."""
     kv = os.path.join(ROOT, "kvstore")
     det = os.path.join(kv, "detect.c")
     hooks = ("window_failed", "revoke_window")
-    watchdog = code_lines(det, only=("kvw_start", "kvw_stop", "kvw_test", "kvw_alarm"), skip=hooks)
-    shared = (sum(code_lines(os.path.join(kv, f)) for f in ("recover.c", "rereplicate.c"))
-              + code_lines(det, only=("kvw_is_ft_error", "kvw_failure_known", "kvw_status")))
+    watchdog = code_stats(det, only=("kvw_start", "kvw_stop", "kvw_test", "kvw_alarm"), skip=hooks)
+    shared = (sum((code_stats(os.path.join(kv, f)) for f in ("recover.c", "rereplicate.c", "stream.c")),
+                  collections.Counter())
+              + code_stats(det, only=("kvw_is_ft_error", "kvw_failure_known", "kvw_status")))
+    features = sorted(f for f in os.listdir(os.path.join(ROOT, "patches", "openmpi"))
+                      if f.endswith(".patch") and f[:4] in ("0001", "0002", "0003", "0004"))
     body = []
     for v in (*VARIANTS, "proposed"):
-        own = code_lines(os.path.join(kv, "variant_" + v.replace("-", "_") + ".c"))
-        w = 0 if v == "proposed" else watchdog
-        body.append([v, own, w, shared, own + w + shared])
-    return table(["variant", "its own file", "failure detection (watchdog)", "shared recovery", "total"], body)
+        own = code_stats(os.path.join(kv, "variant_" + v.replace("-", "_") + ".c"))
+        w = collections.Counter() if v == "proposed" else watchdog
+        total = own + w + shared
+        body.append([v, own["lines"], w["lines"], shared["lines"], total["lines"], total["mpi"],
+                     total["collective"], total["errors"], patch_lines(features) if v == "proposed" else 0])
+    return table(["variant", "its own file", "failure detection (watchdog)", "shared recovery", "total lines",
+                  "MPI calls", "collective MPI calls", "branches on a status", "Open MPI patch lines"], body)
 
 
 def sidecar(csv_name):
