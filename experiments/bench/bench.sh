@@ -24,6 +24,9 @@
 #                     side; proposed-overhead.csv its failure-free YCSB cost
 #   nodeloss.csv      a node loss against a single-rank kill on the 3-host
 #                     test cluster (bench_nodeloss.sh; needs root)
+#   timeline.csv      throughput through one kill per variant in 10 ms bins:
+#                     the worst bin against the failure-free rate, the time
+#                     to full redundancy (bench_timeline.sh)
 #   progress.csv      a store read and write across two hosts against the
 #                     link's ping-pong, the target polling and computing,
 #                     with and without the TCP BTL's progress thread
@@ -303,6 +306,10 @@ fi
 
 if want mpiprobe; then  # what the project's and a stock Open MPI do when a rank or node dies
   bash "$ROOT/experiments/bench/bench_mpiprobe.sh"
+fi
+
+if want timeline; then  # throughput through one kill, per variant, 10 ms bins
+  bash "$ROOT/experiments/bench/bench_timeline.sh"
 fi
 
 if want progress; then  # passive-target progress across hosts: the target polling or computing

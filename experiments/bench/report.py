@@ -774,12 +774,37 @@ def progress():
                               f"{min(loads):.2f} to {max(loads):.2f}."]
 
 
+def timeline():
+    """timeline.csv (BENCH=timeline make bench): per variant, throughput
+    through one kill in 10 ms bins: the failure-free rate, the worst bin
+    from the kill to the end of recovery against it, how long until every
+    pair had its copies again, the bins with no operation, failed
+    operations."""
+    r = rows("timeline.csv")
+    if not r:
+        return []
+    by = collections.defaultdict(list)
+    for x in r:
+        by[x["variant"]].append(x)
+    body = []
+    for v in sorted(by, key=lambda v: (v == "proposed", v)):
+        g = by[v]
+        ok = [x for x in g if x["outcome"] == "pass"]
+        body.append([v, len(g), len(ok), kilo([x["rate_ops_s"] for x in ok]),
+                     ci([x["worst_ratio"] for x in ok], "{:.2f}"), ci([x["redundant_ms"] for x in ok]),
+                     ci([x["zero_bins"] for x in ok], "{:.0f}"), int(sum(nums([x["failed_ops"] for x in ok])))])
+    loads = nums([x["load_1min"] for x in r])
+    return table(["variant", "runs", "passed", "failure-free (ops/s)", "worst 10 ms bin / failure-free",
+                  "kill to full redundancy (ms)", "bins with no operation", "failed operations"], body) + [
+        f"Load (1 min) at the runs: {min(loads):.2f} to {max(loads):.2f}."]
+
+
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
           "recovery-floor": recovery_floor, "recovery-profile": recovery_profile, "recovery-slope": recovery_slope, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
           "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "soak-proposed": lambda: soak("soak-proposed.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
           "mpiprobe": mpiprobe, "silentnode": silentnode, "uct": uct, "progress": progress,
-          "provenance": provenance}
+          "timeline": timeline, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc"}
 # The file each table reads first (what --file replaces).
@@ -789,7 +814,8 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "firsttouch": "firsttouch.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "soak-proposed": "soak-proposed.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
            "multihost": "multihost.csv", "taskapp": "taskapp.csv", "mpiprobe": "mpiprobe.csv",
-           "silentnode": "silentnode.csv", "uct": "uct.csv", "progress": "progress.csv"}
+           "silentnode": "silentnode.csv", "uct": "uct.csv", "progress": "progress.csv",
+           "timeline": "timeline.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 
 

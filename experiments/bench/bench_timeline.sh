@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# bench_timeline.sh -- `BENCH=timeline make bench`: throughput through one
+# failure, per variant, in 10 ms bins: how deep it falls, for how long, and
+# how long until every pair has its copies again.
+#
+# Every run is the driver (kv_driver) on this machine: TIMELINE_RANKS (4)
+# ranks (spare: one more, the spare), YCSB A on 20,000 records of 64 bytes
+# with 2 copies, TIMELINE_SECONDS (4) s, timeline bins of 10 ms, one rank
+# other than rank 0 killed at TIMELINE_KILL_AT (2) s (driver.failures:
+# target=random:1; allow_rank0=0; when=time; seed=the repetition).  The
+# variants run in turns, their order rotated repetition by repetition,
+# TIMELINE_REPS (5) repetitions.  One row per run in
+# results/bench/timeline.csv (TIMELINE_CSV; columns: timeline_row.py
+# --header, described in docs/formats.md), what made it in timeline.meta;
+# the directories of runs that did not pass go to timeline-logs/.  A file
+# of the same revision and command is resumed (TIMELINE_FRESH=1 starts
+# again).  About 4 minutes here.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver
+OUT=${TIMELINE_CSV:-$ROOT/results/bench/timeline.csv}
+REPS=${TIMELINE_REPS:-5} RANKS=${TIMELINE_RANKS:-4} SECS=${TIMELINE_SECONDS:-4} KILL_AT=${TIMELINE_KILL_AT:-2}
+VARIANTS=(recreate-copy recreate-inplace recreate-free spare proposed)
+PY=$(python3 "$ROOT/analysis/pyfind.py")  # a python3 with matplotlib (analysis/common.py)
+ROW=("$PY" "$ROOT/experiments/bench/timeline_row.py")
+CMD="TIMELINE_REPS=$REPS TIMELINE_RANKS=$RANKS TIMELINE_SECONDS=$SECS TIMELINE_KILL_AT=$KILL_AT BENCH=timeline make bench"
+[ -x "$DRV" ] || { echo "bench_timeline: not built: $DRV (run make)" >&2; exit 1; }
+mkdir -p "$(dirname "$OUT")"
+meta=${OUT%.csv}.meta
+fresh=$("$ROOT/scripts/provenance" "$CMD")
+same() { [ -f "$meta" ] && [ "$(grep -E '^(revision|command|mpi patches):' "$meta")" = \
+                             "$(grep -E '^(revision|command|mpi patches):' <<<"$fresh")" ]; }
+if [ "${TIMELINE_FRESH:-0}" = 1 ] || ! same || [ ! -s "$OUT" ]; then
+  "${ROW[@]}" --header > "$OUT"
+  echo "$fresh" > "$meta"
+fi
+
+one() {  # VARIANT REP
+  local v=$1 rep=$2 sp=0 d load rc
+  grep -q "^$v,$rep," "$OUT" && return  # done before: resume
+  [ "$v" = spare ] && sp=1
+  d=$(mktemp -d "${TMPDIR:-/tmp}/timeline.XXXXXX")
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  "$ROOT/scripts/kvrun" -n $((RANKS + sp)) --timeout 120 -- "$DRV" workload.workload=a \
+    workload.records=20000 workload.operations=0 workload.duration_s="$SECS" workload.value_bytes=64 \
+    store.max_value=64 store.slots_per_rank=32768 store.replicas=2 store.spares=$sp store.variant="$v" \
+    driver.progress=0 driver.bin_s=0.01 driver.out="$d" \
+    driver.failures="target=random:1; allow_rank0=0; when=time:$KILL_AT; seed=$rep" > "$d/kvrun.log" 2>&1
+  rc=$?
+  "${ROW[@]}" --dir "$d" --variant "$v" --rep "$rep" --ranks "$RANKS" --load "$load" --rc "$rc" | tee -a "$OUT"
+  if [ "$rc" -ne 0 ]; then  # keep the evidence
+    mkdir -p "$(dirname "$OUT")/timeline-logs"
+    rm -rf "$(dirname "$OUT")/timeline-logs/$v-rep$rep"
+    mv "$d" "$(dirname "$OUT")/timeline-logs/$v-rep$rep"
+  else
+    rm -rf "$d"
+  fi
+}
+
+n=${#VARIANTS[@]}
+for rep in $(seq "$REPS"); do
+  for k in $(seq 0 $((n - 1))); do one "${VARIANTS[$(( (k + rep) % n ))]}" "$rep"; done
+done
+echo "bench_timeline: $OUT"
