@@ -37,12 +37,9 @@ SETTINGS=(tcp tcp-thread)
 
 meta=${OUT%.csv}.meta
 mkdir -p "$(dirname "$OUT")"
-fresh=$("$ROOT/scripts/provenance" "$CMD")
-same() { [ -f "$meta" ] && [ "$(grep -E '^(revision|command|mpi patches):' "$meta")" = \
-                             "$(grep -E '^(revision|command|mpi patches):' <<<"$fresh")" ]; }
-if [ "${PROGRESS_FRESH:-0}" = 1 ] || ! same || [ ! -s "$OUT" ]; then
+if [ "${PROGRESS_FRESH:-0}" = 1 ] || [ ! -s "$OUT" ] || ! "$ROOT/scripts/provenance" --matches "$meta" "$CMD"; then
   rm -f "$OUT" "${OUT%.csv}-failed.txt"
-  echo "$fresh" > "$meta"
+  "$ROOT/scripts/provenance" "$CMD" > "$meta"
 else
   echo "bench_progress: resuming $OUT ($(grep -c . "$OUT") lines)"
 fi

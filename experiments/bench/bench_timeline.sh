@@ -27,12 +27,9 @@ CMD="TIMELINE_REPS=$REPS TIMELINE_RANKS=$RANKS TIMELINE_SECONDS=$SECS TIMELINE_K
 [ -x "$DRV" ] || { echo "bench_timeline: not built: $DRV (run make)" >&2; exit 1; }
 mkdir -p "$(dirname "$OUT")"
 meta=${OUT%.csv}.meta
-fresh=$("$ROOT/scripts/provenance" "$CMD")
-same() { [ -f "$meta" ] && [ "$(grep -E '^(revision|command|mpi patches):' "$meta")" = \
-                             "$(grep -E '^(revision|command|mpi patches):' <<<"$fresh")" ]; }
-if [ "${TIMELINE_FRESH:-0}" = 1 ] || ! same || [ ! -s "$OUT" ]; then
+if [ "${TIMELINE_FRESH:-0}" = 1 ] || [ ! -s "$OUT" ] || ! "$ROOT/scripts/provenance" --matches "$meta" "$CMD"; then
   "${ROW[@]}" --header > "$OUT"
-  echo "$fresh" > "$meta"
+  "$ROOT/scripts/provenance" "$CMD" > "$meta"
 fi
 
 one() {  # VARIANT REP

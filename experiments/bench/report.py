@@ -518,13 +518,11 @@ COLLECTIVES = {"MPI_Allreduce", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall
 STATUS_BRANCH = re.compile(r"\b(if|while)\s*\(.*(\brc\b|\bret\b|MPI_SUCCESS|\bKV_OK\b|\bKV_ERR_\w+)")
 
 
-def code_stats(path, only=None, skip=()):
-    """Of the C code in path (lines not blank, not comment, none containing a
-    word of skip; with only, just those inside the named functions): a
-    Counter of its lines, MPI calls, collective MPI calls and branches on a
-    status."""
-    c, in_comment, fn = collections.Counter(), False, None
-    for line in open(path):
+def c_code(lines):
+    """The lines of C source that are not inside or at the start of a
+    comment, each as (line, stripped)."""
+    in_comment = False
+    for line in lines:
         t = line.strip()
         if in_comment:
             in_comment = "*/" not in t
@@ -532,6 +530,16 @@ def code_stats(path, only=None, skip=()):
         if t.startswith("/*"):
             in_comment = "*/" not in t
             continue
+        yield line, t
+
+
+def code_stats(path, only=None, skip=()):
+    """Of the C code in path (lines not blank, not comment, none containing a
+    word of skip; with only, just those inside the named functions): a
+    Counter of its lines, MPI calls, collective MPI calls and branches on a
+    status."""
+    c, fn = collections.Counter(), None
+    for line, t in c_code(open(path)):
         if line[:1].isalpha() and "(" in line and line.rstrip().endswith("{"):
             fn = line.split("(")[0].split()[-1].lstrip("*")
         if not t or t.startswith("//") or any(w in t for w in skip):
@@ -551,19 +559,9 @@ def patch_lines(names):
     """Lines the named Open MPI patches add, comments and blank lines left out."""
     n = 0
     for name in names:
-        in_comment = False
-        for line in open(os.path.join(ROOT, "patches", "openmpi", name)):
-            if not line.startswith("+") or line.startswith("+++"):
-                continue
-            t = line[1:].strip()
-            if in_comment:
-                in_comment = "*/" not in t
-                continue
-            if t.startswith("/*"):
-                in_comment = "*/" not in t
-                continue
-            if t and not t.startswith(("*", "//")):
-                n += 1
+        with open(os.path.join(ROOT, "patches", "openmpi", name)) as f:
+            added = (line[1:] for line in f if line.startswith("+") and not line.startswith("+++"))
+            n += sum(1 for _, t in c_code(added) if t and not t.startswith(("*", "//")))
     return n
 
 

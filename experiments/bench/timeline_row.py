@@ -23,14 +23,17 @@ import os
 import statistics
 import sys
 
+from nodeloss_row import OUTCOMES  # scripts/kvrun's exit status -> outcome (this folder)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLUMNS = ["variant", "rep", "ranks", "load_1min", "outcome", "bin_ms", "rate_ops_s", "worst_ops_s",
            "worst_ratio", "redundant_ms", "zero_bins", "failed_ops"]
-OUTCOMES = {0: "pass", 1: "failed", 2: "crashed", 3: "hung", 4: "aborted"}  # scripts/kvrun's exit status
 
 
 def analysis(name):
-    sys.path.insert(0, os.path.join(ROOT, "analysis"))  # common.py imports its siblings by name
+    here = os.path.join(ROOT, "analysis")
+    if here not in sys.path:
+        sys.path.insert(0, here)  # common.py imports its siblings by name
     spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "analysis", name + ".py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
