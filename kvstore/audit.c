@@ -91,6 +91,10 @@ int kv_audit(kv_store *s, long long *divergent) {
     if (!s || !divergent) return KV_ERR_ARG;
     if (s->spare) return KV_ERR_SPARE;
     *divergent = 0;
+    if (s->bg) {  /* variant online: every copy made first */
+        int rc = kvr_background_finish(s);
+        if (rc != KV_OK && rc != KV_WARN_DEGRADED) return rc;
+    }
     int n = s->size, *sc = calloc((size_t)n, sizeof(int)), *rcn = calloc((size_t)n, sizeof(int));
     int *sd = calloc((size_t)n, sizeof(int)), *rd = calloc((size_t)n, sizeof(int));
     kva_digest *tx = NULL, *rx = NULL;

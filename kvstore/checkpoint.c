@@ -35,7 +35,7 @@ static int no_make(kv_store *s, kvr_window *nw) {
     return KV_ERR_UNSUPPORTED;
 }
 
-const kvr_variant_ops kvr_checkpoint = {false, KVR_ABANDON, no_make, NULL, NULL};
+const kvr_variant_ops kvr_checkpoint = {.detects = false, .retire = KVR_ABANDON, .make = no_make};
 
 #define KVC_MAGIC "KVCKPT01"
 

@@ -126,10 +126,20 @@ typedef struct kvr_variant_ops {
      * workaround variants. */
     bool (*window_failed)(kv_store *s);
     void (*revoke_window)(kv_store *s);
+    /* The variant needs Open MPI's fault-tolerant RMA (patches/openmpi):
+     * kv_open switches it on, and its windows on one node are
+     * MPI_Win_allocate's, whose atomics report failures (window.c). */
+    bool ft_rma;
+    /* Variant online: recovery first tries to keep the window, and
+     * re-replication goes on in the background (variant_online.c).  keep
+     * acknowledges the failures on the window when it can outlive its
+     * dead: KV_OK, or 1 when it cannot (then `make` makes a new one), or
+     * an error.  NULL for the others. */
+    int (*keep)(kv_store *s);
 } kvr_variant_ops;
 
 extern const kvr_variant_ops kvr_none, kvr_recreate_copy, kvr_recreate_inplace,
-    kvr_recreate_free, kvr_spare, kvr_checkpoint, kvr_proposed;
+    kvr_recreate_free, kvr_spare, kvr_checkpoint, kvr_proposed, kvr_online;
 
 /* make of recreate-copy: a new window, the table copied in (or zeroed when
  * there is none yet). */
@@ -175,6 +185,11 @@ struct kv_store {
     unsigned char *base;  /* local slot table (window memory) */
     bool base_malloced;   /* base came from malloc, not MPI_Win_allocate */
     MPI_Win win;
+    /* The window's rank of each id (-1 when gone): the ranks of s->comm
+     * when the window was made, which a window that outlives its dead
+     * keeps (variant online) while s->comm shrinks; target_self is ours. */
+    int *target_of_id;
+    int target_self;
     /* Every member's table as mapped here when the window is shared memory
      * (osc/sm) and the variant is a workaround: slot locks are then taken
      * with the processor's atomics, not MPI's (ops.c); NULL otherwise. */
@@ -200,6 +215,10 @@ struct kv_store {
     long barrier_seq, barrier_done, barrier_done_max;
     uint32_t *affected;     /* homes of interrupted local writes */
     int naffected, caffected;
+
+    /* Variant online: the re-replication still running in the background
+     * after a recovery (variant_online.c), NULL when there is none. */
+    struct kvr_background *bg;
 
     kv_stats st;
     kv_recovery_times *rec;
@@ -228,6 +247,8 @@ void kvo_abandon(kv_store *s, MPI_Win win, void *mem);
 /* The info keys every window over a table gets. */
 void kvo_window_info(const kv_store *s, MPI_Info info);
 int kvo_map_ranks(kv_store *s);
+/* The window's ranks are s->comm's now (a new window): s->target_of_id. */
+void kvo_map_targets(kv_store *s);
 /* Set s->shm for the current window (see struct kv_store). */
 void kvo_map_shm(kv_store *s);
 
@@ -242,13 +263,16 @@ bool kvw_test(kv_store *s);
 /* The operations until the next watchdog test (s->poll_every), from the
  * time the last poll_every took (detect.c). */
 void kvw_pace(kv_store *s);
+void kvr_background_step(kv_store *s);
 static inline bool kvw_maybe(kv_store *s) {
     if (s->failure_pending) return true;
     if (!s->vt->detects || s->vt->window_failed) return false;  /* the RMA calls report */
     if (++s->ops_since_poll < s->poll_every) return false;
     s->ops_since_poll = 0;
     kvw_pace(s);
-    return kvw_test(s);
+    if (kvw_test(s)) return true;
+    if (s->bg) kvr_background_step(s);  /* variant online: a share of the re-replication */
+    return s->failure_pending;
 }
 bool kvw_is_ft_error(int mpi_err);
 /* KV_OK, KV_ERR_INTERRUPTED (a failure is known, or becomes known within a
@@ -319,8 +343,13 @@ bool kvr_apply_image(kv_store *s, const unsigned char *img, uint64_t *home);
 void kvr_settle_journals(kv_store *s, const bool *failed);
 void kvr_break_lock(kv_store *s, size_t i, const bool *failed);
 void kvr_break_locks(kv_store *s, const bool *failed);
-/* rereplicate.c: restore r copies of every pair (collective over s->comm). */
+/* rereplicate.c: restore r copies of every pair (collective over s->comm).
+ * kvr_reconcile is the part that cannot wait (variant online, whose scan
+ * runs in the background): the interrupted writes settled, every slot
+ * lock cleared, and the copies of every pair at an affected home made
+ * equal among its new replicas. */
 int kvr_rereplicate(kv_store *s, kvr_ctx *c);
+int kvr_reconcile(kv_store *s, kvr_ctx *c);
 
 /* Fault-injection points for tests: when set, called with the name of each
  * point a recovery passes ("windows" before the new window is made, "made"
@@ -334,6 +363,25 @@ extern void (*kvr_fault_hook)(const char *point);
     } while (0)
 
 int kvr_recover(kv_store *s);
+
+/* variant_online.c: the re-replication that runs while the store serves.
+ * kvr_background_start begins it at the end of a recovery (c: that
+ * recovery's state; its record is kept until the background is done);
+ * kvr_background_step does a share of it (from kvw_maybe), and
+ * kvr_background_finish all of it (collective over the members: before
+ * kv_audit and kv_close); kvr_background_drop abandons it when a new
+ * failure starts another recovery (which starts it again).  While it
+ * runs, kvr_background_readable keeps to the replicas that had every
+ * pair before it began. */
+int kvr_background_start(kv_store *s, const kvr_ctx *c);
+int kvr_background_finish(kv_store *s);
+void kvr_background_drop(kv_store *s);
+int kvr_background_readable(const kv_store *s, uint64_t kh, int *ids, int n);
+/* recover.c: keep a recovery's phase times (kv_recovery_get). */
+void kvr_record(kv_store *s, const kv_recovery_times *rt);
+/* ops.c: copy the local pair `key` to the members `to` that hold an older
+ * version or none, under the slot locks of a write (variant online). */
+int kvo_push(kv_store *s, const void *key, size_t klen, const int *to, int nto);
 void kvr_note_affected(kv_store *s, uint32_t home);
 void kvr_release_spares(kv_store *s);
 

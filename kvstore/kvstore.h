@@ -84,6 +84,11 @@ typedef enum kv_backend {
  *                      Open MPI with patches/openmpi (else kv_open returns
  *                      KV_ERR_UNSUPPORTED); sets osc_base_ft_rma for the process
  *   checkpoint-restart no replicas; periodic checkpoints to files
+ *   online             keeps serving through recovery: the window outlives
+ *                      its dead (MPIX_Win_ack_failed), the survivors agree
+ *                      on who failed, and the lost copies are restored in
+ *                      the background while reads and writes go on; needs
+ *                      the patched Open MPI, as proposed does
  */
 #define KV_VARIANTS(X)                            \
     X(NONE, "none")                               \
@@ -92,7 +97,8 @@ typedef enum kv_backend {
     X(RECREATE_FREE, "recreate-free")             \
     X(SPARE, "spare")                             \
     X(PROPOSED, "proposed")                       \
-    X(CHECKPOINT, "checkpoint-restart")
+    X(CHECKPOINT, "checkpoint-restart")           \
+    X(ONLINE, "online")
 
 typedef enum kv_variant {
 #define KV_VARIANT_ENUM_(id, name) KV_VARIANT_##id,
@@ -239,7 +245,10 @@ int kv_fetch_add(kv_store *s, const void *key, size_t klen, int64_t delta, int64
  * Check for failures without doing an operation (not collective).  When a
  * failure is pending, runs recovery with the other survivors and returns
  * KV_ERR_INTERRUPTED; otherwise KV_OK.  Ranks that are idle should call it
- * regularly, as others cannot finish recovery without them.
+ * regularly, as others cannot finish recovery without them (under variant
+ * online each call also does a share of the copying that follows a
+ * recovery, and the recovery is counted by kv_recovery_count once every
+ * member's share is done).
  */
 int kv_poll(kv_store *s);
 

@@ -31,7 +31,17 @@ typedef struct kvo_key {
 } kvo_key;
 
 static int by_rank_cmp_ctx(const kv_store *s, int a, int b) {
-    return s->rank_of_id[a] - s->rank_of_id[b];
+    return s->target_of_id[a] - s->target_of_id[b];
+}
+
+/* Insertion sort of ids by window rank: the global lock order. */
+static void sort_by_rank(const kv_store *s, int *ids, int n) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && by_rank_cmp_ctx(s, ids[j - 1], ids[j]) > 0; j--) {
+            int t = ids[j];
+            ids[j] = ids[j - 1];
+            ids[j - 1] = t;
+        }
 }
 
 static int kvo_prepare(kv_store *s, const void *key, size_t klen, kvo_key *k) {
@@ -45,12 +55,7 @@ static int kvo_prepare(kv_store *s, const void *key, size_t klen, kvo_key *k) {
      * the same value without a 64-bit division */
     k->home = (uint32_t)((s->nslots & (s->nslots - 1)) == 0 ? k->kh & (s->nslots - 1) : k->kh % s->nslots);
     k->nrep = kvh_replicas(s, k->kh, k->ids);
-    for (int i = 1; i < k->nrep; i++)  /* insertion sort by rank: global lock order */
-        for (int j = i; j > 0 && by_rank_cmp_ctx(s, k->ids[j - 1], k->ids[j]) > 0; j--) {
-            int t = k->ids[j];
-            k->ids[j] = k->ids[j - 1];
-            k->ids[j - 1] = t;
-        }
+    sort_by_rank(s, k->ids, k->nrep);
     return KV_OK;
 }
 
@@ -184,6 +189,8 @@ int kv_get(kv_store *s, const void *key, size_t klen, void *out, size_t buflen, 
     if (!out && buflen) return KV_ERR_ARG;
     if (kvw_maybe(s)) return kvo_interrupted(s);
     s->st.gets++;
+    /* While copies are still being restored (online), the old holders. */
+    if (s->bg) k.nrep = kvr_background_readable(s, k.kh, k.ids, k.nrep);
     /* Prefer a local copy, then replicas in placement order. */
     int order[KVO_MAX_R], n = 0;
     for (int i = 0; i < k.nrep; i++)
@@ -196,7 +203,7 @@ int kv_get(kv_store *s, const void *key, size_t klen, void *out, size_t buflen, 
     rc = KV_ERR_NOT_FOUND;
     bool missed = false;
     for (int i = 0; i < n; i++) {
-        int r = kvo_lookup(s, &k, s->rank_of_id[order[i]]);
+        int r = kvo_lookup(s, &k, s->target_of_id[order[i]]);
         if (r == KV_ERR_NOT_FOUND) { missed = true; rc = r; continue; }
         if (r != KV_ERR_CORRUPT) { rc = r; break; }
         s->st.replica_fallbacks++;
@@ -240,7 +247,7 @@ typedef struct kvo_rep {
     uint32_t locks[2];
 } kvo_rep;
 
-typedef enum { KVO_PUT, KVO_DELETE, KVO_ADD } kvo_kind;
+typedef enum { KVO_PUT, KVO_DELETE, KVO_ADD, KVO_COPY } kvo_kind;
 
 typedef struct kvo_write {
     kvo_kind kind;
@@ -432,6 +439,7 @@ static int kvo_decide(kv_store *s, const kvo_key *k, kvo_rep *reps, int n, kvo_w
         *val = &w->delta;
         *vlen = 8;
         break;
+    case KVO_COPY: break;  /* kvo_copy decides */
     }
     (void)k;
     return KV_OK;
@@ -449,7 +457,7 @@ static int kvo_store(kv_store *s, kvo_rep *reps, int n, const unsigned char *img
         if (s->failure_pending) return KV_ERR_INTERRUPTED;
         uint32_t journal = (uint32_t)(s->nslots + (size_t)s->my_id);
         int rc = MPI_SUCCESS;
-        if (reps[i].rank != s->rank) {  /* a local copy dies with its writer: no journal */
+        if (reps[i].rank != s->target_self) {  /* a local copy dies with its writer: no journal */
             /* With the write's lock word, which marks it as in progress
              * for as long as the key's home slot holds that word. */
             rc = MPI_Put(img, (int)len, MPI_BYTE, reps[i].rank, slot_disp(s, journal), (int)len,
@@ -466,6 +474,28 @@ static int kvo_store(kv_store *s, kvo_rep *reps, int n, const unsigned char *img
     return KV_OK;
 }
 
+/* Phase 2 and 3 of a copy (kvo_push): the local image, under this
+ * write's locks, to every other replica whose version is older. */
+static int kvo_copy(kv_store *s, kvo_rep *reps, int n) {
+    kvo_rep *me = NULL, need[KVO_MAX_R];
+    for (int i = 0; i < n; i++)
+        if (reps[i].rank == s->target_self) me = &reps[i];
+    if (!me || !me->found) return KV_ERR_NOT_FOUND;  /* gone: deleted, its slot taken */
+    const unsigned char *src = s->base + slot_disp(s, me->target);
+    enum kvs_state st = kvs_decode(src, s->slot_size, s->cfg.max_key, s->cfg.max_value);
+    if (st != KVS_LIVE && st != KVS_DELETED) return KV_ERR_CORRUPT;
+    size_t len = KVS_HDR_SIZE + s->cfg.max_key + kvs_hdr_of(src)->vlen;
+    unsigned char *img = s->buf2;
+    memcpy(img, src, len);
+    ((kvs_hdr *)(void *)img)->lock = s->lock_word;  /* for the journal only */
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (&reps[i] != me && reps[i].version < kvs_hdr_of(img)->version) need[m++] = reps[i];
+    int rc = kvo_store(s, need, m, img, len);
+    if (rc == KV_OK) s->st.pairs_restored += m;
+    return rc;
+}
+
 static int kvo_write_key(kv_store *s, const kvo_key *k, const int *ids, int n, kvo_write *w) {
     kvo_rep reps[KVO_MAX_R];
     s->lock_word = KVS_LOCK_WORD(++s->write_seq, s->my_id);
@@ -475,7 +505,7 @@ static int kvo_write_key(kv_store *s, const kvo_key *k, const int *ids, int n, k
         memset(reps, 0, sizeof reps[0] * (size_t)n);
         rc = KV_OK;
         for (int i = 0; i < n && rc == KV_OK; i++) {
-            reps[i].rank = s->rank_of_id[ids[i]];
+            reps[i].rank = s->target_of_id[ids[i]];
             rc = kvo_claim(s, k, &reps[i], i > 0);
             if (rc) kvo_unlock_all(s, reps, i + 1);
         }
@@ -490,12 +520,13 @@ static int kvo_write_key(kv_store *s, const kvo_key *k, const int *ids, int n, k
         if (rc == KV_ERR_INTERRUPTED) kvr_note_affected(s, k->home);
         return rc;
     }
-    uint64_t version;
-    bool tomb;
-    const void *val;
-    uint32_t vlen;
-    rc = kvo_decide(s, k, reps, n, w, &version, &tomb, &val, &vlen);
-    if (rc == KV_OK) {
+    uint64_t version = 0;
+    bool tomb = false;
+    const void *val = NULL;
+    uint32_t vlen = 0;
+    if (w->kind == KVO_COPY) rc = kvo_copy(s, reps, n);
+    else rc = kvo_decide(s, k, reps, n, w, &version, &tomb, &val, &vlen);
+    if (rc == KV_OK && w->kind != KVO_COPY) {
         unsigned char *img = s->buf2;
         kvs_encode(img, version, k->key, k->klen, val, vlen, tomb, s->cfg.max_key);
         ((kvs_hdr *)(void *)img)->lock = s->lock_word;  /* for the journal only */
@@ -535,4 +566,17 @@ int kv_fetch_add(kv_store *s, const void *key, size_t klen, int64_t delta, int64
     int rc = kvo_write_op(s, key, klen, &w);
     if ((rc == KV_OK || rc == KV_WARN_DEGRADED) && old) *old = w.old;
     return rc;
+}
+
+int kvo_push(kv_store *s, const void *key, size_t klen, const int *to, int nto) {
+    kvo_key k;
+    int rc = kvo_prepare(s, key, klen, &k);
+    if (rc) return rc;
+    if (nto + 1 > KVO_MAX_R) return KV_ERR_ARG;
+    int ids[KVO_MAX_R];
+    ids[0] = s->my_id;
+    memcpy(ids + 1, to, (size_t)nto * sizeof(int));
+    sort_by_rank(s, ids, nto + 1);
+    kvo_write w = {.kind = KVO_COPY};
+    return kvo_write_key(s, &k, ids, nto + 1, &w);
 }

@@ -358,20 +358,27 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     if (s->my_id >= 0) {
         KVR_POINT("windows");
         t = kv_clock_ns();
-        rc = kvr_windows(s);
-        kvo_map_shm(s);
-        if (rc == KV_OK) rc = kvw_status(s, MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win));
+        /* The window outlives its dead (online, where it can), or a new one */
+        int kept = s->vt->keep ? s->vt->keep(s) : 1;
+        if (kept == KV_OK) KVR_POINT("made");  /* the window every member keeps */
+        rc = kept == 1 ? kvr_windows(s) : kept;
+        if (kept == 1 && rc == KV_OK) {
+            kvo_map_shm(s);
+            kvo_map_targets(s);
+            rc = kvw_status(s, MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win));
+        }
         c->rt.windows_us += us_since(t);
         if (rc == KV_OK) {
             t = kv_clock_ns();
-            rc = kvr_rereplicate(s, c);
+            /* online restores the lost copies in the background, after this */
+            rc = s->vt->keep ? kvr_reconcile(s, c) : kvr_rereplicate(s, c);
             c->rt.rereplicate_us += us_since(t);
         }
     }
     return kvr_conclude(s, c, rc);
 }
 
-static void kvr_record(kv_store *s, const kv_recovery_times *rt) {
+void kvr_record(kv_store *s, const kv_recovery_times *rt) {
     if (s->nrec == s->crec) {
         int n = s->crec ? 2 * s->crec : 8;
         kv_recovery_times *r = realloc(s->rec, (size_t)n * sizeof *r);
@@ -402,6 +409,7 @@ int kvr_recover(kv_store *s) {
     memcpy(c.old_node, s->node_of_id, (size_t)s->nids * sizeof(int));
     c.nold = s->size;
     c.old_by_node = s->place_by_node;
+    kvr_background_drop(s);  /* online: a second failure; it starts again below */
     int rc = KV_ERR_INTERRUPTED;
     for (int attempt = 0; attempt < KVR_MAX_RESTARTS && rc == KV_ERR_INTERRUPTED; attempt++) {
         c.rt.restarts = attempt;
@@ -410,17 +418,21 @@ int kvr_recover(kv_store *s) {
     s->naffected = 0;
     s->failure_ns = 0;
     for (int i = 0; i < s->nids; i++) c.rt.failed += c.failed[i];
+    if (rc == KV_OK) {
+        s->epoch++;
+        s->st.recoveries++;
+        c.rt.epoch = s->epoch;
+        c.rt.survivors = s->size;
+        c.rt.total_us = us_since(t0);
+        /* online: recorded when the background is done (variant_online.c) */
+        if (s->vt->keep && s->my_id >= 0) rc = kvr_background_start(s, &c);
+        else kvr_record(s, &c.rt);
+    }
     free(c.old_ids);
     free(c.old_node);
     free(c.failed);
     free(c.homes);
     if (rc != KV_OK) return rc;
-    s->epoch++;
-    s->st.recoveries++;
-    c.rt.epoch = s->epoch;
-    c.rt.survivors = s->size;
-    c.rt.total_us = us_since(t0);
-    kvr_record(s, &c.rt);
     return s->size < s->cfg.replicas ? KV_WARN_DEGRADED : KV_OK;
 }
 
@@ -455,7 +467,8 @@ static int kvr_barrier_once(kv_store *s) {
          * active collective request is an error in Open MPI 5.0.7 and
          * raised on MPI_COMM_WORLD's (fatal) handler. */
         if (kvw_test(s)) return KV_ERR_INTERRUPTED;
-        sched_yield();
+        if (s->bg) kvr_background_step(s);  /* online: the others may wait for this share */
+        else sched_yield();
     }
 }
 
@@ -488,7 +501,8 @@ int kv_barrier(kv_store *s) {
 
 int kv_poll(kv_store *s) {
     if (!s) return KV_ERR_ARG;
-    if (!kvw_test(s)) return KV_OK;
+    if (!kvw_test(s) && s->bg) kvr_background_step(s);  /* online: a share of the copies */
+    if (!s->failure_pending) return KV_OK;
     int rc = kvr_recover(s);
     return (rc == KV_OK || rc == KV_WARN_DEGRADED) ? KV_ERR_INTERRUPTED : rc;
 }

@@ -49,7 +49,26 @@ static bool only_removed(const kv_store *s, const kvr_ctx *c) {
     return true;
 }
 
-enum pass { SCAN, AFFECTED };
+/* SCAN: the pairs whose holders changed; AFFECTED: the pairs of an
+ * affected home that the scan left; EVERY (variant online, which has no
+ * scan here): every pair of an affected home this member holds. */
+enum pass { SCAN, AFFECTED, EVERY };
+
+/* Pack a local pair for every member of newset[0..n) but this one. */
+static int send_pair(kv_store *s, kvr_ctx *c, const unsigned char *slot, const int *newset, int n,
+                     kvr_stream *st) {
+    enum kvs_state state = kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value);
+    if (state != KVS_LIVE && state != KVS_DELETED) return KV_OK;
+    for (int i = 0; i < n; i++) {
+        if (newset[i] == s->my_id) continue;
+        int rc = kvr_stream_add(st, s->rank_of_id[newset[i]], kvs_hdr_of(slot), kvs_key_of(slot),
+                                kvs_val_of(slot, s->cfg.max_key));
+        if (rc) return rc;
+        s->st.pairs_restored++;
+        c->rt.pairs_restored++;
+    }
+    return KV_OK;
+}
 
 /* Which members need this local pair; packs it for each of them.  In the
  * SCAN, the pairs whose holders changed; at an AFFECTED home (`home`,
@@ -65,8 +84,9 @@ static int pack_pair(kv_store *s, kvr_ctx *c, enum pass pass, bool removed_only,
     if (h->version == 0 || !kvs_lengths_ok(h->klen, h->vlen, s->cfg.max_key, s->cfg.max_value))
         return KV_OK;
     uint64_t kh = kvh_hash(kvs_key_of(slot), KVS_KLEN(h), 0);
-    if (pass == AFFECTED && kh % s->nslots != home) return KV_OK;
+    if (pass != SCAN && kh % s->nslots != home) return KV_OK;
     int r = s->cfg.replicas, oldset[16], newset[16];
+    if (pass == EVERY) return send_pair(s, c, slot, newset, kvh_replicas(s, kh, newset), st);
     int nr_old = r < c->nold ? r : c->nold;
     kvh_place(kh, c->old_ids, c->nold, nr_old, c->old_by_node ? c->old_node : NULL, oldset);
     /* The pair moves when a holder died (under variant spare its id lives
@@ -87,17 +107,7 @@ static int pack_pair(kv_store *s, kvr_ctx *c, enum pass pass, bool removed_only,
         changed |= !kept;
     }
     if (changed != (pass == SCAN)) return KV_OK;
-    enum kvs_state state = kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value);
-    if (state != KVS_LIVE && state != KVS_DELETED) return KV_OK;
-    for (int i = 0; i < nr_new; i++) {
-        if (newset[i] == s->my_id) continue;
-        int rc = kvr_stream_add(st, s->rank_of_id[newset[i]], h, kvs_key_of(slot),
-                                kvs_val_of(slot, s->cfg.max_key));
-        if (rc) return rc;
-        s->st.pairs_restored++;
-        c->rt.pairs_restored++;
-    }
-    return KV_OK;
+    return send_pair(s, c, slot, newset, nr_new, st);
 }
 
 /* Put-if-newer of one received pair into the local table.  Deletions are
@@ -204,11 +214,11 @@ long long kvr_insert_all(kv_store *s, const unsigned char *data, size_t len) {
 
 /* The pairs at the affected homes that the scan left: each home's probe
  * window, the pairs whose key has that home. */
-static int pack_affected(kv_store *s, kvr_ctx *c, kvr_stream *st) {
+static int pack_affected(kv_store *s, kvr_ctx *c, enum pass pass, kvr_stream *st) {
     for (int k = 0; k < c->nhomes; k++) {
         for (uint32_t p = 0; p < kvs_probes(s); p++) {
             const unsigned char *slot = s->base + ((c->homes[k] + p) % s->nslots) * s->slot_size;
-            int rc = pack_pair(s, c, AFFECTED, false, slot, c->homes[k], st);
+            int rc = pack_pair(s, c, pass, false, slot, c->homes[k], st);
             if (rc) return rc;
         }
     }
@@ -250,7 +260,24 @@ int kvr_rereplicate(kv_store *s, kvr_ctx *c) {
     c->rt.exchange_us += (double)(kv_clock_ns() - t1) / 1e3;
     if (rc != KV_OK || c->nhomes == 0) return rc;  /* every member knows the same homes */
     rc = kvr_stream_open(s, c, KVR_TAG_AFFECTED, false, &st);
-    if (rc == KV_OK) rc = pack_affected(s, c, st);
+    if (rc == KV_OK) rc = pack_affected(s, c, AFFECTED, st);
+    if (rc == KV_OK) rc = kvr_stream_finish(st);
+    kvr_stream_close(st);
+    return rc;
+}
+
+int kvr_reconcile(kv_store *s, kvr_ctx *c) {
+    KVR_POINT("rereplicate");
+    int64_t t0 = kv_clock_ns();
+    kvr_break_locks(s, c->failed);
+    c->rt.scan_us += (double)(kv_clock_ns() - t0) / 1e3;
+    int64_t t1 = kv_clock_ns();
+    int rc = kvr_share_affected(s, c);
+    c->rt.exchange_us += (double)(kv_clock_ns() - t1) / 1e3;
+    if (rc != KV_OK || c->nhomes == 0) return rc;
+    kvr_stream *st;
+    rc = kvr_stream_open(s, c, KVR_TAG_AFFECTED, true, &st);
+    if (rc == KV_OK) rc = pack_affected(s, c, EVERY, st);
     if (rc == KV_OK) rc = kvr_stream_finish(st);
     kvr_stream_close(st);
     return rc;

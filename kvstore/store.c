@@ -28,8 +28,9 @@ static const kvr_variant_ops *variant_ops(kv_variant v) {
     case KV_VARIANT_CHECKPOINT: return &kvr_checkpoint;
 #ifdef OMPI_HAVE_MPIX_WIN_FT
     case KV_VARIANT_PROPOSED: return &kvr_proposed;
+    case KV_VARIANT_ONLINE: return &kvr_online;
 #endif
-    default: return NULL;  /* proposed without the patched Open MPI */
+    default: return NULL;  /* proposed or online without the patched Open MPI */
     }
 }
 
@@ -38,7 +39,7 @@ static int open_check(MPI_Comm comm, const kv_config *cfg) {
     MPI_Comm_size(comm, &size);
     int rc = kv_config_check(cfg, NULL, 0);
     if (rc == KV_OK && !variant_ops(cfg->variant)) rc = KV_ERR_UNSUPPORTED;
-    if (rc == KV_OK && variant_ops(cfg->variant)->window_failed) rc = kvr_proposed_enable();
+    if (rc == KV_OK && variant_ops(cfg->variant)->ft_rma) rc = kvr_proposed_enable();
     if (rc == KV_OK && cfg->spares >= size) rc = KV_ERR_TOO_FEW_RANKS;
     if (rc == KV_OK && cfg->replicas > size - cfg->spares) rc = KV_ERR_TOO_FEW_RANKS;
     int all = rc;  /* every rank returns the same (most negative) status */
@@ -59,9 +60,11 @@ static int open_members(kv_store *s) {
     }
     s->live_ids = calloc((size_t)s->all_size, sizeof(int));
     s->rank_of_id = calloc((size_t)s->all_size, sizeof(int));
+    s->target_of_id = calloc((size_t)s->all_size, sizeof(int));
     s->node_of_id = calloc((size_t)s->all_size, sizeof(int));
     s->all_ids = calloc((size_t)s->all_size, sizeof(int));
-    if (!s->live_ids || !s->rank_of_id || !s->node_of_id || !s->all_ids) return KV_ERR_NOMEM;
+    if (!s->live_ids || !s->rank_of_id || !s->target_of_id || !s->node_of_id || !s->all_ids)
+        return KV_ERR_NOMEM;
     for (int i = 0; i < s->all_size; i++) s->all_ids[i] = i < s->nids ? i : -1;
     if (!member) {
         s->my_id = -1;
@@ -91,12 +94,14 @@ static int open_table(kv_store *s) {
     int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced, true);
     if (rc) return rc;
     kvo_map_shm(s);
+    kvo_map_targets(s);
     return MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) == MPI_SUCCESS ? KV_OK : KV_ERR_MPI;
 }
 
 static void free_store(kv_store *s) {
     free(s->live_ids);
     free(s->rank_of_id);
+    free(s->target_of_id);
     free(s->node_of_id);
     free(s->all_ids);
     free(s->buf);
@@ -178,6 +183,9 @@ int kv_close(kv_store *s) {
     /* A failure noticed now is repaired first, so the collective frees
      * below run on a communicator of live ranks only. */
     if (!s->spare && s->vt->detects && (s->failure_pending || kvw_test(s))) rc = kvr_recover(s);
+    /* Every member finishes the background re-replication (online), so
+     * that none waits for another's share after that one closed. */
+    if (s->bg && (rc == KV_OK || rc == KV_WARN_DEGRADED)) rc = kvr_background_finish(s);
     s->closing = true;
     if (s->nspares > 0 && !s->spare) kvr_release_spares(s);
     kvw_stop(s);

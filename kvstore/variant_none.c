@@ -13,4 +13,4 @@ static int none_make(kv_store *s, kvr_window *nw) {
     return KV_ERR_UNSUPPORTED;
 }
 
-const kvr_variant_ops kvr_none = {false, KVR_ABANDON, none_make, NULL, NULL};
+const kvr_variant_ops kvr_none = {.detects = false, .retire = KVR_ABANDON, .make = none_make};

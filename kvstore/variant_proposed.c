@@ -45,8 +45,9 @@ static void revoke_window(kv_store *s) {
 
 /* recreate-copy's new window; the old one, revoked, is freed afterwards:
  * the patched MPI_Win_free completes without the dead. */
-const kvr_variant_ops kvr_proposed = {true, KVR_FREE_AFTER, kvr_make_copy, window_failed,
-                                      revoke_window};
+const kvr_variant_ops kvr_proposed = {.detects = true, .retire = KVR_FREE_AFTER,
+                                      .make = kvr_make_copy, .window_failed = window_failed,
+                                      .revoke_window = revoke_window, .ft_rma = true};
 #endif
 
 int kvr_proposed_enable(void) {

@@ -18,4 +18,4 @@ int kvr_make_copy(kv_store *s, kvr_window *nw) {
     return rc;
 }
 
-const kvr_variant_ops kvr_recreate_copy = {true, KVR_ABANDON, kvr_make_copy, NULL, NULL};
+const kvr_variant_ops kvr_recreate_copy = {.detects = true, .retire = KVR_ABANDON, .make = kvr_make_copy};

@@ -12,4 +12,4 @@
  */
 #include "kv_internal.h"
 
-const kvr_variant_ops kvr_recreate_free = {true, KVR_FREE_FIRST, kvr_make_copy, NULL, NULL};
+const kvr_variant_ops kvr_recreate_free = {.detects = true, .retire = KVR_FREE_FIRST, .make = kvr_make_copy};

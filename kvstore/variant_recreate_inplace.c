@@ -22,4 +22,4 @@ static int inplace_make(kv_store *s, kvr_window *nw) {
     return KV_OK;
 }
 
-const kvr_variant_ops kvr_recreate_inplace = {true, KVR_ABANDON, inplace_make, NULL, NULL};
+const kvr_variant_ops kvr_recreate_inplace = {.detects = true, .retire = KVR_ABANDON, .make = inplace_make};

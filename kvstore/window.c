@@ -27,7 +27,7 @@ void kvo_window_info(const kv_store *s, MPI_Info info) {
      * processor's on the mapped tables, kvo_map_shm), and the patched
      * osc/sm then does each with the processor's atomics too, without the
      * lock (patches/openmpi); stock osc/sm ignores the key. */
-    if (!s->one_node || (s->vt->window_failed && s->cfg.backend == KV_BACKEND_ALLOCATE))
+    if (!s->one_node || (s->vt->ft_rma && s->cfg.backend == KV_BACKEND_ALLOCATE))
         MPI_Info_set(info, "acc_single_intrinsic", "true");
 }
 
@@ -47,7 +47,7 @@ int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **ba
          * the others' tables are mapped (Open MPI 5.0.7's
          * MPI_Win_shared_query refuses MPI_Win_allocate's windows), which
          * the workaround variants need for their slot locks (kvo_map_shm). */
-        if (s->one_node && !s->vt->window_failed)
+        if (s->one_node && !s->vt->ft_rma)
             rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, comm, &mem, win);
         else
             rc = MPI_Win_allocate((MPI_Aint)bytes, 1, info, comm, &mem, win);
@@ -90,14 +90,14 @@ void kvo_abandon(kv_store *s, MPI_Win win, void *mem) {
 
 /* Map every member's table when the window is shared memory and the
  * variant is a workaround (the slot locks of ops.c then use the
- * processor's atomics).  Not for variant proposed, whose patched osc/sm
- * reports failures through MPI's atomics, nor for windows that are not
+ * processor's atomics).  Not for variants proposed and online, whose
+ * patched osc/sm reports failures through MPI's atomics, nor for windows that are not
  * MPI_Win_allocate_shared's (recreate-inplace rebuilds with
  * MPI_Win_create; across nodes the tables are not mapped here). */
 void kvo_map_shm(kv_store *s) {
     free(s->shm);
     s->shm = NULL;
-    if (s->win == MPI_WIN_NULL || s->vt->window_failed) return;
+    if (s->win == MPI_WIN_NULL || s->vt->ft_rma) return;
     int *flavor = NULL, found = 0;
     if (MPI_Win_get_attr(s->win, MPI_WIN_CREATE_FLAVOR, &flavor, &found) != MPI_SUCCESS || !found ||
         *flavor != MPI_WIN_FLAVOR_SHARED)
@@ -138,4 +138,9 @@ int kvo_map_ranks(kv_store *s) {
     free(got);
     s->place_by_node = nodes > 1 && nodes < s->size;
     return KV_OK;
+}
+
+void kvo_map_targets(kv_store *s) {
+    memcpy(s->target_of_id, s->rank_of_id, (size_t)s->nids * sizeof(int));
+    s->target_self = s->my_id >= 0 ? s->target_of_id[s->my_id] : -1;
 }

@@ -28,6 +28,14 @@
  * run: 6 create proposed 2 1 0 seq
  * run: 5 create proposed 3 2 0 rerep:windows
  * run: 4 create recreate-copy 2 1 0 idle
+ * run: 4 allocate online 2 1
+ * run: 6 allocate online 3 2
+ * run: 6 allocate online 2 1 0 seq
+ * run: 6 allocate online 3 2 0 rerep
+ * run: 6 allocate online 3 2 0 rerep:made
+ * run: 6 allocate online 3 2 0 rerep:exchange
+ * run: 4 create online 2 1
+ * run: 5 create online 3 2 0 rerep:windows
  *
  * Arguments: backend variant r kills [spares] [seq|rerep|rerep:POINT|idle|seq-idle|node|node-idle]; $KV_TEST_SEED
  * varies the victims and the moments (the soak target, experiments/bench/soak.sh).

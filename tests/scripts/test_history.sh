@@ -6,8 +6,8 @@
 # finds the replicas in agreement, no run hangs (40-s deadline), and no
 # process of any run is left afterwards.  The scenarios cover every
 # variant, rank 0 among the victims, two kills at once and 25 ms apart,
-# kills one after another, a kill inside re-replication, and variant
-# proposed on osc/rdma; a rank that dies of SIGSEGV must be called
+# kills one after another, a kill inside re-replication, and variants
+# proposed and online on osc/rdma; a rank that dies of SIGSEGV must be called
 # crashed, not passed.  `make soak` runs the same over a thousand seeds.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,6 +37,9 @@ run spare            allocate rerep     3 1 9
 run proposed         allocate single    2 0 10
 run proposed         create   rank0     2 0 11
 run proposed         create   double    3 0 12
+run online           allocate single    2 0 20
+run online           allocate rerep     3 0 24
+run online           create   rank0     2 0 26
 # A rank that crashes (SIGSEGV) is not a pass, even where the job outlives it.
 run recreate-copy    allocate single    2 0 13 SEGV crashed
 [ "$fails" -eq 0 ] || { echo "FAIL: $fails of $n recorded runs did not pass"; exit 1; }

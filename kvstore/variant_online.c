@@ -1,0 +1,246 @@
+/*
+ * variant_online.c -- recovery that keeps serving: the window outlives its
+ * dead, and the lost copies come back in the background.
+ *
+ * The workaround variants, and proposed, stop every survivor until each
+ * pair has its r copies again.  This one stops them only for what cannot
+ * be done otherwise (recover.c, kvr_attempt): the survivors agree on who
+ * failed (revoke, shrink, agree: every member must compute placement from
+ * the same list), acknowledge the failures on the window they already
+ * have (MPIX_Win_ack_failed, after which the patched osc/sm serves every
+ * call that does not involve the dead as if nothing had happened), settle
+ * the writes the failure interrupted and make the copies of their keys
+ * equal (kvr_reconcile: a few probe windows, not the table).  Then they
+ * serve again, while each member scans its own table a share at a time
+ * (kvr_background_step, from the hot path's poll) and copies every pair
+ * whose replica set gained a member there, with the slot locks of a write
+ * (kvo_push), so a copy and a concurrent write of the same key serialise
+ * and the newer version wins.  Until every member's scan is done (a
+ * non-blocking barrier on the watchdog's communicator, which carries
+ * nothing else), a read keeps to the replicas that held every pair before
+ * the failure (kvr_background_readable): a new replica may not have the
+ * pair yet.  Writes go to the new replica set at once; their version is
+ * decided over it, and the old holders in it have the newest version.
+ *
+ * Why reads stay right: a pair's replicas are the r live members with the
+ * best scores, so a member that held it and lives holds it still, and a
+ * write completes only at every replica of the writer's view, which
+ * cannot include a dead member (the write would fail and recover first).
+ * A second failure while the background runs starts a new recovery that
+ * keeps the older placement as the basis, under which every pair was
+ * complete; copies already made are made again only where older.
+ *
+ * The window is kept where the patched Open MPI can do it: osc/sm, on one
+ * node (MPI_Win_allocate).  Its osc/rdma (across nodes, or
+ * MPI_Win_create) still fails every completion wait once anyone failed,
+ * so there the windows phase makes a new window as proposed does, and
+ * only re-replication runs in the background.
+ */
+#include "kv_internal.h"
+
+#include <mpi-ext.h>
+#include <stdlib.h>
+
+#ifdef OMPI_HAVE_MPIX_WIN_ACK_FAILED
+
+/* The share of a rank's time the background takes: it runs for half as
+ * long as the operations before it since the last poll (about poll_us),
+ * so the operations keep at least two thirds of the rank. */
+#define KVR_BG_SHARE_DIV 2
+/* How long the window may take to learn a failure the shrink reported. */
+#define KVR_ACK_WAIT_MS 2000
+
+typedef struct kvr_background {
+    /* The placement under which every pair had all its copies: the
+     * members before the first failure since the background last
+     * completed. */
+    int nprev;
+    int *prev_ids, *prev_node;
+    bool prev_by_node;
+    size_t next;           /* the scan's next slot */
+    MPI_Request done;      /* the members' barrier once this scan is done */
+    int64_t t0;            /* when this background started (kv_clock_ns) */
+    kv_recovery_times rt;  /* its recovery's record, completed at the end */
+} kvr_background;
+
+/* Keep the window: acknowledge every failure on it, once it knows every
+ * member that the shrink left out.  1 when the window cannot outlive its
+ * dead (not osc/sm). */
+static int keep(kv_store *s) {
+    if (s->cfg.backend != KV_BACKEND_ALLOCATE || !s->one_node) return 1;
+    int expect = s->nids - s->size, acked = 0;
+    for (int ms = 0; ms < KVR_ACK_WAIT_MS; ms++) {
+        int rc = MPIX_Win_ack_failed(s->win, s->nids, &acked);
+        if (rc != MPI_SUCCESS) return kvw_status(s, rc);
+        if (acked >= expect) return KV_OK;
+        kvw_nap(s);
+    }
+    KVR_TRACE(s, "window knows %d failures of %d", acked, expect);
+    return KV_ERR_MPI;
+}
+
+const kvr_variant_ops kvr_online = {.detects = true, .retire = KVR_FREE_AFTER,
+                                    .make = kvr_make_copy, .ft_rma = true, .keep = keep};
+
+static bool has(const int *ids, int n, int id) {
+    for (int i = 0; i < n; i++)
+        if (ids[i] == id) return true;
+    return false;
+}
+
+/* The replicas of key hash kh under the placement before the failures. */
+static int prev_set(const kv_store *s, const kvr_background *b, uint64_t kh, int *out) {
+    int n = s->cfg.replicas < b->nprev ? s->cfg.replicas : b->nprev;
+    kvh_place(kh, b->prev_ids, b->nprev, n, b->prev_by_node ? b->prev_node : NULL, out);
+    return n;
+}
+
+int kvr_background_readable(const kv_store *s, uint64_t kh, int *ids, int n) {
+    int prev[16], np = prev_set(s, s->bg, kh, prev), m = 0;
+    for (int i = 0; i < n; i++)
+        if (has(prev, np, ids[i])) ids[m++] = ids[i];
+    return m > 0 ? m : n;  /* no old holder lives: the pair is lost anyway */
+}
+
+/* The local pair in slot i, if its replica set gained members and this
+ * member is its first old holder alive: copy it to them.  KV_OK, or
+ * KV_ERR_BUSY (try the slot again later), or KV_ERR_INTERRUPTED. */
+static int push_slot(kv_store *s, kvr_background *b, size_t i) {
+    const unsigned char *slot = s->base + i * s->slot_size;
+    /* A slot being written now is torn or locked: its writer writes the
+     * new replica set itself, so the pair needs no copy from here. */
+    if (kvs_hdr_of(slot)->version == 0 || kvs_hdr_of(slot)->lock) return KV_OK;
+    enum kvs_state st = kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value);
+    if (st != KVS_LIVE && st != KVS_DELETED) return KV_OK;
+    uint32_t klen = KVS_KLEN(kvs_hdr_of(slot));
+    unsigned char key[s->cfg.max_key];
+    memcpy(key, kvs_key_of(slot), klen);
+    uint64_t kh = kvh_hash(key, klen, 0);
+    int prev[16], cur[16], to[16], nto = 0;
+    int np = prev_set(s, b, kh, prev), nc = kvh_replicas(s, kh, cur);
+    int first = -1;
+    for (int j = 0; j < np && first < 0; j++)
+        if (s->rank_of_id[prev[j]] >= 0) first = prev[j];
+    if (first != s->my_id) return KV_OK;
+    for (int j = 0; j < nc; j++)
+        if (!has(prev, np, cur[j])) to[nto++] = cur[j];
+    if (nto == 0) return KV_OK;
+    int rc = kvo_push(s, key, klen, to, nto);
+    if (rc == KV_ERR_FULL) {
+        s->st.restore_full++;  /* no room within max_probe at a new replica */
+        return KV_OK;
+    }
+    return rc == KV_ERR_NOT_FOUND || rc == KV_ERR_CORRUPT ? KV_OK : rc;
+}
+
+/* Scan until `until` (kv_clock_ns; 0: to the end). */
+static int scan(kv_store *s, kvr_background *b, int64_t until) {
+    while (b->next < s->nslots) {
+        if (until && (b->next & 15) == 0 && kv_clock_ns() > until) return KV_OK;
+        int rc = push_slot(s, b, b->next);
+        if (rc == KV_ERR_BUSY) return KV_OK;  /* the same slot at the next step */
+        if (rc) return rc;
+        b->next++;
+    }
+    return KV_OK;
+}
+
+static void finish(kv_store *s) {
+    kvr_background *b = s->bg;
+    double us = (double)(kv_clock_ns() - b->t0) / 1e3;
+    b->rt.rereplicate_us += us;
+    b->rt.total_us += us;
+    kvr_record(s, &b->rt);
+    KVR_TRACE(s, "background done after %.0f us", us);
+    free(b->prev_ids);
+    free(b->prev_node);
+    free(b);
+    s->bg = NULL;
+}
+
+/* One step: scan until the deadline, then start or test the barrier.
+ * KV_OK (done or not), or the status of a failure. */
+static int step(kv_store *s, int64_t until) {
+    kvr_background *b = s->bg;
+    if (b->next < s->nslots) {
+        int rc = scan(s, b, until);
+        if (rc || b->next < s->nslots) return rc;
+        rc = MPI_Ibarrier(s->watch, &b->done);
+        if (rc != MPI_SUCCESS) return kvw_status(s, rc);
+    }
+    int flag = 0, rc = MPI_Test(&b->done, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return kvw_status(s, rc);
+    if (flag) finish(s);
+    return KV_OK;
+}
+
+void kvr_background_step(kv_store *s) {
+    int64_t since = s->cfg.poll_us > 0 ? (int64_t)s->cfg.poll_us * 1000 : 1000000;
+    step(s, kv_clock_ns() + since / KVR_BG_SHARE_DIV);
+}
+
+int kvr_background_finish(kv_store *s) {
+    while (s->bg) {
+        int rc = s->failure_pending ? KV_ERR_INTERRUPTED : step(s, 0);
+        if (rc == KV_ERR_INTERRUPTED) {
+            rc = kvr_recover(s);
+            if (rc != KV_OK && rc != KV_WARN_DEGRADED) return rc;
+        } else if (rc) {
+            return rc;
+        } else if (s->bg && s->bg->next >= s->nslots) {
+            if (kvw_test(s)) continue;
+            kvw_nap(s);  /* waiting for the others' scans */
+        }
+    }
+    return KV_OK;
+}
+
+int kvr_background_start(kv_store *s, const kvr_ctx *c) {
+    kvr_background *b = s->bg;
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        int *ids = malloc((size_t)c->nold * sizeof(int));
+        int *node = malloc((size_t)s->nids * sizeof(int));
+        if (!b || !ids || !node) {
+            free(b);
+            free(ids);
+            free(node);
+            return KV_ERR_NOMEM;
+        }
+        memcpy(ids, c->old_ids, (size_t)c->nold * sizeof(int));
+        memcpy(node, c->old_node, (size_t)s->nids * sizeof(int));
+        *b = (kvr_background){c->nold, ids, node, c->old_by_node, 0, MPI_REQUEST_NULL, 0, {0}};
+        s->bg = b;
+    }
+    b->next = 0;
+    b->done = MPI_REQUEST_NULL;
+    b->t0 = kv_clock_ns();
+    b->rt = c->rt;
+    return KV_OK;
+}
+
+void kvr_background_drop(kv_store *s) {
+    if (!s->bg) return;
+    /* Its record says how far it got; the barrier, if started, is left
+     * behind on the revoked communicator (as the watchdog's receive is). */
+    kvr_background *b = s->bg;
+    double us = (double)(kv_clock_ns() - b->t0) / 1e3;
+    b->rt.rereplicate_us += us;
+    b->rt.total_us += us;
+    kvr_record(s, &b->rt);
+    b->next = 0;
+    b->done = MPI_REQUEST_NULL;
+}
+
+#else /* Open MPI without patches/openmpi: kv_open refuses the variant. */
+
+void kvr_background_step(kv_store *s) { (void)s; }
+int kvr_background_finish(kv_store *s) { (void)s; return KV_OK; }
+int kvr_background_start(kv_store *s, const kvr_ctx *c) { (void)s; (void)c; return KV_OK; }
+void kvr_background_drop(kv_store *s) { (void)s; }
+int kvr_background_readable(const kv_store *s, uint64_t kh, int *ids, int n) {
+    (void)s; (void)kh; (void)ids;
+    return n;
+}
+
+#endif
