@@ -106,11 +106,16 @@ void kvw_nap(const kv_store *s) {
     nanosleep(&nap, NULL);
 }
 
+void kvw_doze(void) {
+    struct timespec nap = {0, KVW_DOZE_US * 1000};
+    nanosleep(&nap, NULL);
+}
+
 int kvw_wait(kv_store *s, MPI_Request *req) {
     for (;;) {
         int done = 0, rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || done) return kvw_status(s, rc);
-        kvw_nap(s);
+        kvw_doze();
     }
 }
 

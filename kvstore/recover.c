@@ -214,32 +214,49 @@ int kvr_cmp_u32(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The affected homes a member sends in the first exchange; a member with
+ * more sends its count, and all then gather every list (a second
+ * collective).  Interrupted writes leave a few homes each, so one
+ * collective usually does: it is part of the time variant online stops. */
+#define KVR_FEW_HOMES 15
+
 /* Union of every member's affected homes, sorted, each once (collective
  * over s->comm: only members hold data or write). */
 int kvr_share_affected(kv_store *s, kvr_ctx *c) {
+    enum { W = KVR_FEW_HOMES + 1 };
     int n = s->naffected, *counts = malloc((size_t)s->size * sizeof(int));
     int *displs = malloc((size_t)s->size * sizeof(int));
-    if (!counts || !displs) { free(counts); free(displs); return KV_ERR_NOMEM; }
+    uint32_t mine[W], *few = malloc((size_t)s->size * W * sizeof(uint32_t));
+    if (!counts || !displs || !few) { free(counts); free(displs); free(few); return KV_ERR_NOMEM; }
+    mine[0] = (uint32_t)n;
+    for (int i = 0; i < KVR_FEW_HOMES; i++) mine[i + 1] = i < n ? s->affected[i] : 0;
     /* The first collective after the scan: the members that are done wait
-     * here for the slowest, napping (kvw_wait) rather than spinning. */
+     * here for the slowest, dozing (kvw_wait) rather than spinning. */
     MPI_Request req;
-    int rc = kvw_status(s, MPI_Iallgather(&n, 1, MPI_INT, counts, 1, MPI_INT, s->comm, &req));
+    int rc = kvw_status(s, MPI_Iallgather(mine, W, MPI_UINT32_T, few, W, MPI_UINT32_T, s->comm, &req));
     if (rc == KV_OK) rc = kvw_wait(s, &req);
-    if (rc != KV_OK) { free(counts); free(displs); return rc; }
     int total = 0;
-    for (int i = 0; i < s->size; i++) {
+    bool many = false;
+    for (int i = 0; rc == KV_OK && i < s->size; i++) {
+        counts[i] = (int)few[(size_t)i * W];
         displs[i] = total;
         total += counts[i];
+        many |= counts[i] > KVR_FEW_HOMES;
     }
     free(c->homes);
-    c->homes = malloc((size_t)(total ? total : 1) * sizeof(uint32_t));
-    if (c->homes)
-        rc = MPI_Allgatherv(s->affected, n, MPI_UINT32_T, c->homes, counts, displs, MPI_UINT32_T,
-                            s->comm);
+    c->homes = rc == KV_OK ? malloc((size_t)(total ? total : 1) * sizeof(uint32_t)) : NULL;
+    if (c->homes && many) {
+        rc = kvw_status(s, MPI_Allgatherv(s->affected, n, MPI_UINT32_T, c->homes, counts, displs,
+                                          MPI_UINT32_T, s->comm));
+    } else if (c->homes) {
+        for (int i = 0; i < s->size; i++)
+            memcpy(c->homes + displs[i], few + (size_t)i * W + 1, (size_t)counts[i] * sizeof(uint32_t));
+    }
     free(counts);
     free(displs);
+    free(few);
+    if (rc != KV_OK) return rc;
     if (!c->homes) return KV_ERR_NOMEM;
-    if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     qsort(c->homes, (size_t)total, sizeof(uint32_t), kvr_cmp_u32);
     int u = 0;
     for (int i = 0; i < total; i++)
@@ -352,9 +369,11 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     c->rt.agree_us += us_since(t);
     if (rc) return rc;
     /* New watchdog before any RMA, so pushes notice a second failure. */
+    KVR_TRACE(s, "membership done");
     kvw_stop(s);
     s->failure_pending = false;
     if (s->vt->detects && (rc = kvw_start(s))) return rc;
+    KVR_TRACE(s, "watchdog started");
     if (s->my_id >= 0) {
         KVR_POINT("windows");
         t = kv_clock_ns();
@@ -368,6 +387,7 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
             rc = kvw_status(s, MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win));
         }
         c->rt.windows_us += us_since(t);
+        KVR_TRACE(s, "windows rc %d", rc);
         if (rc == KV_OK) {
             t = kv_clock_ns();
             /* online restores the lost copies in the background, after this */

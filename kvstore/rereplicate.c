@@ -272,8 +272,10 @@ int kvr_reconcile(kv_store *s, kvr_ctx *c) {
     kvr_break_locks(s, c->failed);
     c->rt.scan_us += (double)(kv_clock_ns() - t0) / 1e3;
     int64_t t1 = kv_clock_ns();
+    KVR_TRACE(s, "locks broken");
     int rc = kvr_share_affected(s, c);
     c->rt.exchange_us += (double)(kv_clock_ns() - t1) / 1e3;
+    KVR_TRACE(s, "affected shared: %d homes", c->nhomes);
     if (rc != KV_OK || c->nhomes == 0) return rc;
     kvr_stream *st;
     rc = kvr_stream_open(s, c, KVR_TAG_AFFECTED, true, &st);

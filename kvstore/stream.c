@@ -23,7 +23,7 @@
  * any sender with the stream's tag; the scan's stream and the affected
  * homes' stream follow one another, with a collective between them
  * (kvr_share_affected).  A rank that waits for room or for arrivals
- * naps between tests (kvw_nap), which leaves the processor to the
+ * dozes between tests (kvw_doze), which leaves the processor to the
  * scans still running where ranks outnumber cores.  On an error every
  * pending request is ended by revoking the communicator before its
  * buffer is freed.  Its time goes to the recovery's exchange_us, the
@@ -127,7 +127,7 @@ static int wait_for(kvr_stream *st, bool (*until)(const kvr_stream *)) {
     while (rc == KV_OK && !until(st)) {
         bool any;
         rc = progress(st, &any);
-        if (rc == KV_OK && !any && !until(st)) kvw_nap(st->s);
+        if (rc == KV_OK && !any && !until(st)) kvw_doze();
     }
     st->c->rt.exchange_us += (double)(kv_clock_ns() - t) / 1e3 - (st->c->rt.insert_us - ins);
     return rc;

@@ -69,11 +69,11 @@ typedef struct kvr_background {
 static int keep(kv_store *s) {
     if (s->cfg.backend != KV_BACKEND_ALLOCATE || !s->one_node) return 1;
     int expect = s->nids - s->size, acked = 0;
-    for (int ms = 0; ms < KVR_ACK_WAIT_MS; ms++) {
+    for (int n = 0; n < KVR_ACK_WAIT_MS * 1000 / KVW_DOZE_US; n++) {
         int rc = MPIX_Win_ack_failed(s->win, s->nids, &acked);
         if (rc != MPI_SUCCESS) return kvw_status(s, rc);
         if (acked >= expect) return KV_OK;
-        kvw_nap(s);
+        kvw_doze();
     }
     KVR_TRACE(s, "window knows %d failures of %d", acked, expect);
     return KV_ERR_MPI;
@@ -125,7 +125,9 @@ static int push_slot(kv_store *s, kvr_background *b, size_t i) {
     for (int j = 0; j < nc; j++)
         if (!has(prev, np, cur[j])) to[nto++] = cur[j];
     if (nto == 0) return KV_OK;
+    long long before = s->st.pairs_restored;
     int rc = kvo_push(s, key, klen, to, nto);
+    b->rt.pairs_restored += s->st.pairs_restored - before;
     if (rc == KV_ERR_FULL) {
         s->st.restore_full++;  /* no room within max_probe at a new replica */
         return KV_OK;

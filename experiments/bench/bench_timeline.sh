@@ -20,7 +20,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver
 OUT=${TIMELINE_CSV:-$ROOT/results/bench/timeline.csv}
 REPS=${TIMELINE_REPS:-5} RANKS=${TIMELINE_RANKS:-4} SECS=${TIMELINE_SECONDS:-4} KILL_AT=${TIMELINE_KILL_AT:-2}
-VARIANTS=(recreate-copy recreate-inplace recreate-free spare proposed)
+VARIANTS=(recreate-copy recreate-inplace recreate-free spare proposed online)
 PY=$(python3 "$ROOT/analysis/pyfind.py")  # a python3 with matplotlib (analysis/common.py)
 ROW=("$PY" "$ROOT/experiments/bench/timeline_row.py")
 CMD="TIMELINE_REPS=$REPS TIMELINE_RANKS=$RANKS TIMELINE_SECONDS=$SECS TIMELINE_KILL_AT=$KILL_AT BENCH=timeline make bench"
