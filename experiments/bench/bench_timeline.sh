@@ -12,9 +12,12 @@
 # TIMELINE_REPS (5) repetitions.  One row per run in
 # results/bench/timeline.csv (TIMELINE_CSV; columns: timeline_row.py
 # --header, described in docs/formats.md), what made it in timeline.meta;
-# the directories of runs that did not pass go to timeline-logs/.  A file
+# the directories of runs that did not pass go to timeline-logs/; each
+# run's bins around the kill, against its failure-free rate, to
+# timeline-bins.csv (timeline_row.py --bins), which
+# analysis/fig_timeline_bench.py draws into figures/timeline.png.  A file
 # of the same revision and command is resumed (TIMELINE_FRESH=1 starts
-# again).  About 4 minutes here.
+# again).  About 5 minutes here.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver
@@ -26,9 +29,11 @@ ROW=("$PY" "$ROOT/experiments/bench/timeline_row.py")
 CMD="TIMELINE_REPS=$REPS TIMELINE_RANKS=$RANKS TIMELINE_SECONDS=$SECS TIMELINE_KILL_AT=$KILL_AT BENCH=timeline make bench"
 [ -x "$DRV" ] || { echo "bench_timeline: not built: $DRV (run make)" >&2; exit 1; }
 mkdir -p "$(dirname "$OUT")"
-meta=${OUT%.csv}.meta
-if [ "${TIMELINE_FRESH:-0}" = 1 ] || [ ! -s "$OUT" ] || ! "$ROOT/scripts/provenance" --matches "$meta" "$CMD"; then
+meta=${OUT%.csv}.meta BINS=${OUT%.csv}-bins.csv
+if [ "${TIMELINE_FRESH:-0}" = 1 ] || [ ! -s "$OUT" ] || [ ! -s "$BINS" ] ||
+   ! "$ROOT/scripts/provenance" --matches "$meta" "$CMD"; then
   "${ROW[@]}" --header > "$OUT"
+  "${ROW[@]}" --bins-header > "$BINS"
   "$ROOT/scripts/provenance" "$CMD" > "$meta"
 fi
 
@@ -44,7 +49,7 @@ one() {  # VARIANT REP
     driver.progress=0 driver.bin_s=0.01 driver.out="$d" \
     driver.failures="target=random:1; allow_rank0=0; when=time:$KILL_AT; seed=$rep" > "$d/kvrun.log" 2>&1
   rc=$?
-  "${ROW[@]}" --dir "$d" --variant "$v" --rep "$rep" --ranks "$RANKS" --load "$load" --rc "$rc" | tee -a "$OUT"
+  "${ROW[@]}" --dir "$d" --variant "$v" --rep "$rep" --ranks "$RANKS" --load "$load" --rc "$rc" --bins "$BINS" | tee -a "$OUT"
   if [ "$rc" -ne 0 ]; then  # keep the evidence
     mkdir -p "$(dirname "$OUT")/timeline-logs"
     rm -rf "$(dirname "$OUT")/timeline-logs/$v-rep$rep"
@@ -58,4 +63,6 @@ n=${#VARIANTS[@]}
 for rep in $(seq "$REPS"); do
   for k in $(seq 0 $((n - 1))); do one "${VARIANTS[$(( (k + rep) % n ))]}" "$rep"; done
 done
+"$PY" "$ROOT/analysis/fig_timeline_bench.py" "$(dirname "$OUT")" "$(dirname "$OUT")/figures" ||
+  echo "bench_timeline: no figure (see above)"
 echo "bench_timeline: $OUT"

@@ -55,6 +55,7 @@ def analysis_module(name):
 analysis_module("pyfind").ensure(("numpy", "scipy"))  # a python3 with Debian's numpy and scipy
 stats = analysis_module("stats")
 VARIANTS = ("recreate-copy", "recreate-inplace", "recreate-free", "spare")
+FT_VARIANTS = ("proposed", "online")  # on the patched fault-tolerant RMA
 HISTORY_OUTCOMES = ("pass", "lost", "nonlinearizable", "divergent", "failed", "crashed", "hung",
                     "aborted")
 BENCH = os.path.join(ROOT, "results", "bench")  # --dir replaces it
@@ -565,17 +566,20 @@ def patch_lines(names):
     return n
 
 
-def loc():
+def loc_stats():
     """Recovery code per variant, counted in the source (not a result file):
     the variant's own file, the failure detection only it needs, and the
-    recovery every variant shares.  Detection for the workarounds is the
-    watchdog (detect.c: start, stop, test, alarm, without the two hooks
-    variant proposed adds); proposed detects through the window, in its own
-    file.  Both use detect.c's error classification (kvw_status), counted
-    with the shared part.  Beside the lines: the MPI calls in that code, the
-    collective ones, the branches on a status, and for proposed the lines
-    of the Open MPI patches behind the features it uses (0001-0004: the
-    switch and failure state, the window calls, osc/sm, osc/rdma)."""
+    recovery every variant shares.  Detection for the workarounds and
+    online is the watchdog (detect.c: start, stop, test, alarm, without the
+    two hooks variant proposed adds); proposed detects through the window,
+    in its own file.  All use detect.c's error classification (kvw_status),
+    counted with the shared part.  Online's own code is its file and the
+    copy under a write's locks in ops.c (kvo_copy, kvo_push).  Beside the
+    lines: the MPI calls in that code, the collective ones, the branches on
+    a status, and for the variants on the patched RMA the lines of the Open
+    MPI patches behind the features they use (0001-0004: the switch and
+    failure state, the window calls, osc/sm, osc/rdma).  {variant: (own,
+    watchdog, shared, total Counter, patch lines)}."""
     kv = os.path.join(ROOT, "kvstore")
     det = os.path.join(kv, "detect.c")
     hooks = ("window_failed", "revoke_window")
@@ -585,15 +589,83 @@ def loc():
               + code_stats(det, only=("kvw_is_ft_error", "kvw_failure_known", "kvw_status")))
     features = sorted(f for f in os.listdir(os.path.join(ROOT, "patches", "openmpi"))
                       if f.endswith(".patch") and f[:4] in ("0001", "0002", "0003", "0004"))
-    body = []
-    for v in (*VARIANTS, "proposed"):
+    out = {}
+    for v in (*VARIANTS, *FT_VARIANTS):
         own = code_stats(os.path.join(kv, "variant_" + v.replace("-", "_") + ".c"))
+        if v == "online":
+            own += code_stats(os.path.join(kv, "ops.c"), only=("kvo_copy", "kvo_push"))
         w = collections.Counter() if v == "proposed" else watchdog
-        total = own + w + shared
-        body.append([v, own["lines"], w["lines"], shared["lines"], total["lines"], total["mpi"],
-                     total["collective"], total["errors"], patch_lines(features) if v == "proposed" else 0])
+        out[v] = (own, w, shared, own + w + shared, patch_lines(features) if v in FT_VARIANTS else 0)
+    return out
+
+
+def loc():
+    """Recovery code per variant (loc_stats)."""
+    body = [[v, own["lines"], w["lines"], sh["lines"], tot["lines"], tot["mpi"], tot["collective"],
+             tot["errors"], patch] for v, (own, w, sh, tot, patch) in loc_stats().items()]
     return table(["variant", "its own file", "failure detection (watchdog)", "shared recovery", "total lines",
                   "MPI calls", "collective MPI calls", "branches on a status", "Open MPI patch lines"], body)
+
+
+def same_code(revisions):
+    """Whether kvstore/ and patches/ are the same at every one of the
+    revisions (scripts/provenance's, a "-dirty" suffix dropped), by git;
+    None when git cannot tell."""
+    revs = sorted({r.split("-")[0] for r in revisions if r and r != "NA"})
+    import subprocess
+    for a, b in zip(revs, revs[1:]):
+        rc = subprocess.run(["git", "-C", ROOT, "diff", "--quiet", a, b, "--", "kvstore", "patches"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        if rc not in (0, 1):
+            return None
+        if rc == 1:
+            return False
+    return True
+
+
+def variants():
+    """The recovery variants side by side (README): how often a kill at a
+    random instant hung a run (every history soak file, both backends), the
+    worst 10 ms of throughput through a kill against the failure-free rate
+    and the time until every pair had its copies again (timeline.csv,
+    median [min, max] of its runs), and what the recovery takes to write
+    (loc_stats).  The files behind it are named under it with their
+    revisions, and whether the store's code and the patches were the same
+    at all of them."""
+    tl, code = rows("timeline.csv"), loc_stats()
+    soak_files = ["soak.csv"] + sorted(n for n in os.listdir(BENCH)
+                                       if n.startswith("soak-") and n.endswith(".csv")
+                                       and n not in ("soak-paced.csv", "soak-taskapp.csv"))
+    runs = collections.defaultdict(list)
+    used = set()
+    for n in soak_files:
+        for x in rows(n):
+            if x["variant"] in code:
+                runs[x["variant"]].append(x["outcome"])
+                used.add(n)
+    if not tl:
+        return []
+    by = collections.defaultdict(list)
+    for x in tl:
+        if x["outcome"] == "pass":
+            by[x["variant"]].append(x)
+    body = []
+    for v in code:
+        g, out = by.get(v, []), runs.get(v, [])
+        tot, patch = code[v][3], code[v][4]
+        body.append([v, f"{len(out)}", hang_rate(out.count("hung"), len(out)) if out else "NA",
+                     ci([x["worst_ratio"] for x in g], "{:.2f}"), ci([x["redundant_ms"] for x in g]),
+                     tot["lines"], tot["mpi"], patch])
+    files = ["timeline.csv"] + sorted(used)
+    revs = {n: sidecar(n).get("revision", "NA") for n in files}
+    same = same_code(revs.values())
+    said = {True: "kvstore/ and patches/ are the same at these revisions",
+            False: "kvstore/ or patches/ changed between these revisions: the columns are of different code",
+            None: "git could not compare the revisions"}[same]
+    return table(["variant", "soak runs", "hung [95% CI]", "worst 10 ms bin / failure-free",
+                  "kill to full redundancy (ms)", "recovery: lines", "MPI calls", "Open MPI patch lines"],
+                 body) + ["From " + ", ".join(f"{n} ({revs[n]})" for n in files)
+                          + f" and the source at hand; {said}."]
 
 
 def sidecar(csv_name):
@@ -802,9 +874,9 @@ TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery
           "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "soak-proposed": lambda: soak("soak-proposed.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
           "mpiprobe": mpiprobe, "silentnode": silentnode, "uct": uct, "progress": progress,
-          "timeline": timeline, "provenance": provenance}
+          "timeline": timeline, "variants": variants, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
-SOURCE_TABLES = {"loc"}
+SOURCE_TABLES = {"loc", "variants"}  # variants: its code columns
 # The file each table reads first (what --file replaces).
 PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recovery": "recovery.csv",
            "recovery-floor": "recovery-floor.csv", "recovery-profile": "recovery-profile.csv",
@@ -813,7 +885,7 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
            "multihost": "multihost.csv", "taskapp": "taskapp.csv", "mpiprobe": "mpiprobe.csv",
            "silentnode": "silentnode.csv", "uct": "uct.csv", "progress": "progress.csv",
-           "timeline": "timeline.csv"}
+           "timeline": "timeline.csv", "variants": "timeline.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 
 

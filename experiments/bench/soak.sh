@@ -32,7 +32,9 @@
 # hangs-rdma.meta says what made it).
 # `SET=taskapp make soak`: the task runtime under kills from outside at
 # random instants (soak_taskapp.sh, results/bench/soak-taskapp.csv).
-# VARIANTS, SCENARIOS and OUT narrow or redirect a run.
+# VARIANTS, SCENARIOS and OUT narrow or redirect a run; MINUTES (0: no
+# limit) ends a history soak that long after it started, between runs, so
+# that a long soak goes in chunks (rerun the same command to resume).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BENCH=${BENCH_OUT:-$ROOT/results/bench}  # BENCH_OUT: elsewhere (a trial at a small size)
@@ -91,10 +93,18 @@ history_soak() {
     "$ROOT/scripts/provenance" "$CMD" > "${out%.csv}.meta"
   fi
   mapfile -t CELLS < <(cells)
+  local stop=0
+  [ "${MINUTES:-0}" -gt 0 ] && stop=$(( $(date +%s) + 60 * MINUTES ))
   for seed in $(seq 1 "$RUNS"); do
     for cell in "${CELLS[@]}"; do
       read -r v b sc <<<"$cell"
       grep -q "^$v,$b,$sc,[0-9]*,[0-9]*,$seed," "$out" && continue  # done before: resume
+      if [ "$stop" -gt 0 ] && [ "$(date +%s)" -ge "$stop" ]; then
+        wait
+        echo "soak: stopped after $MINUTES minutes at seed $seed; the same command resumes"
+        python3 "$ROOT/experiments/bench/report.py" print soak --file "$out"
+        return 0
+      fi
       while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
       one_run "$v" "$b" "$sc" "$seed" "$out" &
     done

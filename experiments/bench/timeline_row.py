@@ -15,6 +15,11 @@ recovery, re-replication included, so every pair has its copies again):
   zero_bins      the bins of that span with no operation at all;
   failed_ops     operations that returned an error during that span.
 A run without a kill or a recovery gives NA for what it lacks.
+With --bins FILE it also appends the run's bins around the kill to FILE
+(columns BIN_COLUMNS, --bins-header prints them): from BEFORE_MS before
+the kill to AFTER_MS after the end of recovery, each bin's start in ms
+from the kill and its rate over rate_ops_s: what fig_timeline_bench.py
+draws.
 """
 import argparse
 import csv
@@ -28,6 +33,8 @@ from nodeloss_row import OUTCOMES  # scripts/kvrun's exit status -> outcome (thi
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLUMNS = ["variant", "rep", "ranks", "load_1min", "outcome", "bin_ms", "rate_ops_s", "worst_ops_s",
            "worst_ratio", "redundant_ms", "zero_bins", "failed_ops"]
+BIN_COLUMNS = ["variant", "rep", "t_ms", "ratio"]
+BEFORE_MS, AFTER_MS = 50, 50
 
 
 def analysis(name):
@@ -40,8 +47,9 @@ def analysis(name):
     return mod
 
 
-def measure(d):
-    """The row's measured columns for run directory d (NA where missing)."""
+def measure(d, around=None):
+    """The row's measured columns for run directory d (NA where missing);
+    around, a list, gets (t_ms, ratio) of the bins around the kill."""
     results, common = analysis("results"), analysis("common")
     na = ["NA"] * 7
     try:
@@ -61,6 +69,9 @@ def measure(d):
         return na
     rate = statistics.median(before)
     worst = min(tl[b] for b in during)
+    if around is not None and rate:
+        around.extend(((b - kill) * 1e3, tl[b] / rate) for b in bins
+                      if kill - BEFORE_MS / 1e3 <= b + width and b <= end + AFTER_MS / 1e3)
     failed = sum(r["failed_ops"] or 0 for r in run.table("timeline.csv")
                  if r["t_start_s"] + width > kill and r["t_start_s"] < end)
     return [f"{width * 1e3:.0f}", f"{rate:.0f}", f"{worst:.0f}", f"{worst / rate:.3f}" if rate else "NA",
@@ -76,14 +87,21 @@ def main():
     ap.add_argument("--ranks")
     ap.add_argument("--load")
     ap.add_argument("--rc", type=int, help="scripts/kvrun's exit status")
+    ap.add_argument("--bins", metavar="FILE", help="append the bins around the kill to FILE")
+    ap.add_argument("--bins-header", action="store_true", help="print the header of --bins' file only")
     a = ap.parse_args()
     w = csv.writer(sys.stdout, lineterminator="\n")
-    if a.header:
-        w.writerow(COLUMNS)
+    if a.header or a.bins_header:
+        w.writerow(BIN_COLUMNS if a.bins_header else COLUMNS)
         return 0
     if not a.dir or a.rc is None:
         ap.error("--dir and --rc are needed (or --header)")
-    w.writerow([a.variant, a.rep, a.ranks, a.load, OUTCOMES.get(a.rc, "error")] + measure(a.dir))
+    around = []
+    w.writerow([a.variant, a.rep, a.ranks, a.load, OUTCOMES.get(a.rc, "error")] + measure(a.dir, around))
+    if a.bins:
+        with open(a.bins, "a", newline="") as f:
+            csv.writer(f, lineterminator="\n").writerows([a.variant, a.rep, f"{t:.1f}", f"{r:.4f}"]
+                                                          for t, r in around)
     return 0
 
 
