@@ -371,10 +371,11 @@ int kvr_recover(kv_store *s);
 
 /* variant_online.c: the re-replication that runs while the store serves.
  * kvr_background_start begins it at the end of a recovery (c: that
- * recovery's state; its record is kept until the background is done);
+ * recovery's state; its record is kept when the background ends, with the
+ * background's time in its re-replication and total);
  * kvr_background_step does a share of it (from kvw_maybe), and
- * kvr_background_finish all of it (collective over the members: before
- * kv_audit and kv_close); kvr_background_drop abandons it when a new
+ * kvr_background_finish all of it (collective over the members: in
+ * kv_barrier, kv_audit and kv_close); kvr_background_drop abandons it when a new
  * failure starts another recovery (which starts it again).  While it
  * runs, kvr_background_readable keeps to the replicas that had every
  * pair before it began. */

@@ -256,7 +256,8 @@ int kv_poll(kv_store *s);
  * Barrier over the store's ranks that survives failures (collective over
  * the survivors): returns KV_OK once every live member reached it, running
  * recovery first as often as needed (KV_WARN_DEGRADED if fewer ranks than
- * `replicas` remain).  Use it instead of MPI_Barrier(kv_comm(s)).
+ * `replicas` remain).  Use it instead of MPI_Barrier(kv_comm(s)).  Under
+ * variant online it returns once every pair has its copies again, too.
  */
 int kv_barrier(kv_store *s);
 

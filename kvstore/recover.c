@@ -444,7 +444,7 @@ int kvr_recover(kv_store *s) {
         c.rt.epoch = s->epoch;
         c.rt.survivors = s->size;
         c.rt.total_us = us_since(t0);
-        /* online: recorded when the background is done (variant_online.c) */
+        /* online: recorded when the background ends (variant_online.c) */
         if (s->vt->keep && s->my_id >= 0) rc = kvr_background_start(s, &c);
         else kvr_record(s, &c.rt);
     }
@@ -516,6 +516,10 @@ int kv_barrier(kv_store *s) {
         if (round == 4 * KVR_MAX_RESTARTS - 1) return KV_ERR_MPI;
     }
     s->barrier_done = s->barrier_seq;
+    if (s->bg) {  /* online: every member here finishes its copies first */
+        int rc = kvr_background_finish(s);
+        if (rc != KV_OK && rc != KV_WARN_DEGRADED) return rc;
+    }
     return s->size < s->cfg.replicas ? KV_WARN_DEGRADED : KV_OK;
 }
 

@@ -20,7 +20,13 @@
 #                 backend allocate (osc/rdma across hosts), ranks spread over
 #                 the 3 hosts one by one, MH_RUNS (50) runs each: the hang
 #                 rate (outcome hung: no verdict within MH_TIMEOUT, 40 s, the
-#                 one-host soak's limit; a passing run took 6-7 s).
+#                 one-host soak's limit; a passing run took 6-7 s);
+#                 MH_SCENARIO=node loses a whole node instead (run.sh's
+#                 scenario node: a host's ranks and daemon, 6 ranks, 2 a
+#                 host; needs the probe's node_loss to say `survives`).
+#                 MH_PARTS=soak alone resumes a file of the same header
+#                 (the seeds done are skipped), and MINUTES (0: no limit)
+#                 stops it between runs, so it goes in chunks.
 # Before them scripts/mpiprobe classifies the MPI on the cluster (its record
 # beside the CSV, multihost.mpiprobe.json): recovery and soak runs need its
 # rank_loss probe to say `survives`, variant proposed its proposed_rma to
@@ -46,8 +52,10 @@ PARTS=${MH_PARTS:-store-vs-raw recovery soak}
 VARIANTS=${MH_VARIANTS:-recreate-copy recreate-inplace recreate-free spare proposed}
 REPS=${MH_REPS:-3} OPS=${MH_OPS:-2000} PAIRS=${MH_PAIRS:-2000}
 RECOVERY_REPS=${MH_RECOVERY_REPS:-5} RUNS=${MH_RUNS:-50} TIMEOUT=${MH_TIMEOUT:-40}
+SCENARIO=${MH_SCENARIO:-single}
+case $SCENARIO in single) NP=() ;; node) NP=(--np 6) ;; *) echo "bench_multihost: MH_SCENARIO single or node" >&2; exit 2 ;; esac
 HEADER=kind,hosts,ranks,variant,backend,repetition,operation,store_us,raw_us,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,lost,outcome,seconds
-CMD="MH_PARTS='$PARTS' MH_VARIANTS='$VARIANTS' MH_REPS=$REPS MH_OPS=$OPS MH_PAIRS=$PAIRS MH_RECOVERY_REPS=$RECOVERY_REPS MH_RUNS=$RUNS MH_TIMEOUT=$TIMEOUT BENCH=multihost make bench"
+CMD="MH_PARTS='$PARTS' MH_VARIANTS='$VARIANTS' MH_REPS=$REPS MH_OPS=$OPS MH_PAIRS=$PAIRS MH_RECOVERY_REPS=$RECOVERY_REPS MH_RUNS=$RUNS MH_TIMEOUT=$TIMEOUT MH_SCENARIO=$SCENARIO BENCH=multihost make bench"
 want() { [[ " $PARTS " == *" $1 "* ]]; }
 
 [ "$(id -u)" -eq 0 ] || { echo "bench_multihost: needs root (network namespaces)" >&2; exit 1; }
@@ -63,15 +71,22 @@ TMP=$KV_CLUSTER_DIR/work; mkdir -p "$TMP"
 trap '"$VC" down >/dev/null 2>&1; rm -rf "$KV_CLUSTER_DIR"' EXIT
 "$VC" up 3 --no-slurm >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log" >&2; exit 1; }
 mkdir -p "$(dirname "$OUT")"
-echo "$HEADER" > "$OUT"
-"$ROOT/scripts/provenance" "$CMD" > "${OUT%.csv}.meta"
+if [ "$PARTS" = soak ] && [ -s "$OUT" ] && [ "$(head -1 "$OUT")" = "$HEADER" ]; then
+  # a soak alone resumes, as make soak does: the seeds done are skipped
+  { echo "resumed:"; "$ROOT/scripts/provenance" "$CMD" | sed 's/^/  /'; } >> "${OUT%.csv}.meta"
+else
+  echo "$HEADER" > "$OUT"
+  "$ROOT/scripts/provenance" "$CMD" > "${OUT%.csv}.meta"
+fi
+STOP=0; [ "${MINUTES:-0}" -gt 0 ] && STOP=$(( $(date +%s) + 60 * MINUTES ))
 PROBE=${OUT%.csv}.mpiprobe.json
 "$ROOT/scripts/mpiprobe" --cluster --out "$PROBE" || { echo "bench_multihost: the MPI probe failed" >&2; exit 1; }
 # unsupported VARIANT: why the probed MPI cannot support a run with a kill of
 # that variant (nothing when it can)
 unsupported() {
   local needs=(rank_loss=survives) n says
-  [ "$1" = proposed ] && needs+=(proposed_rma=yes)
+  [ "$SCENARIO" = node ] && needs+=(node_loss=survives)
+  case $1 in proposed|online) needs+=(proposed_rma=yes) ;; esac
   for n in "${needs[@]}"; do
     says=$("$ROOT/scripts/mpiprobe" --says "$PROBE" "${n%%=*}") || says=nothing
     [ "$says" = "${n#*=}" ] || { echo "the MPI's ${n%%=*} probe says '$says'"; return; }
@@ -134,20 +149,27 @@ recovery_point() {  # HOSTS VARIANT REP
 soak_point() {  # VARIANT SEED
   local v=$1 sp=0 t0 line o get
   [ "$v" = spare ] && sp=1
+  grep -q "^soak,3,[^,]*,$v,allocate,$2,$SCENARIO," "$OUT" && return  # done before: resume
+  if [ "$STOP" -gt 0 ] && [ "$(date +%s)" -ge "$STOP" ]; then
+    echo "bench_multihost: stopped after $MINUTES minutes; the same command resumes"
+    return
+  fi
   if [ -n "$(unsupported "$v")" ]; then
-    echo "soak,3,NA,$v,allocate,$2,single,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,unsupported,NA" | tee -a "$OUT"
+    echo "soak,3,NA,$v,allocate,$2,$SCENARIO,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,unsupported,NA" | tee -a "$OUT"
     return
   fi
   t0=$(date +%s%N)
   line=$(KV_CLUSTER=1 PRTE_MCA_rmaps_default_mapping_policy=node bash "$ROOT/tests/history/run.sh" --backend allocate --variant "$v" --r 2 \
-         --spares "$sp" --scenario single --seconds 1.5 --seed "$2" --timeout "$TIMEOUT" --out "$TMP/soak")
+         --spares "$sp" --scenario "$SCENARIO" "${NP[@]}" --seconds 1.5 --seed "$2" --timeout "$TIMEOUT" \
+         --out "$TMP/soak")
   o=$(sed -n 's/.*outcome=\([a-z]*\).*/\1/p' <<<"$line")
   get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
-  echo "soak,3,$(get ranks),$v,allocate,$2,single,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,${o:-error},$(secs "$(ms_since "$t0")")" | tee -a "$OUT"
+  echo "soak,3,$(get ranks),$v,allocate,$2,$SCENARIO,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,${o:-error},$(secs "$(ms_since "$t0")")" | tee -a "$OUT"
   if [ "${o:-error}" != pass ]; then  # keep the evidence
     mkdir -p "$(dirname "$OUT")/multihost-logs"
-    rm -rf "$(dirname "$OUT")/multihost-logs/$v-seed$2"
-    mv "$TMP/soak" "$(dirname "$OUT")/multihost-logs/$v-seed$2"
+    local tag=$v; [ "$SCENARIO" = single ] || tag=$v-$SCENARIO
+    rm -rf "$(dirname "$OUT")/multihost-logs/$tag-seed$2"
+    mv "$TMP/soak" "$(dirname "$OUT")/multihost-logs/$tag-seed$2"
   fi
   rm -rf "$TMP/soak"
 }

@@ -703,11 +703,12 @@ def provenance():
     return table(["file", "rows", "revision", "date", "MPI", "host", "command"], body)
 
 
-def multihost():
+def multihost(name="multihost.csv"):
     """multihost.csv (BENCH=multihost make bench): one host beside the test
     cluster's hosts, three tables (store against raw RMA, recovery after one
-    kill, the hang rate of single-kill soak runs)."""
-    r = rows("multihost.csv")
+    kill, the outcomes of soak runs that kill one rank or lose one node);
+    multihost-node.csv the node-loss soak (MH_SCENARIO=node)."""
+    r = rows(name)
     if not r:
         return []
     skipped = [x for x in r if x["outcome"] == "unsupported"]  # the MPI's probe said it cannot
@@ -741,15 +742,16 @@ def multihost():
     soak_ = collections.defaultdict(list)
     for x in r:
         if x["kind"] == "soak":
-            soak_[(x["variant"], int(x["hosts"]))].append(x["outcome"])
+            soak_[(x["variant"], int(x["hosts"]), x["operation"])].append(x["outcome"])
     if soak_:  # every outcome by name: a nonlinearizable run is not an "other"
         seen = [o for o in HISTORY_OUTCOMES if any(o in g for g in soak_.values())]
         seen += sorted({o for g in soak_.values() for o in g} - set(seen))
         body = []
-        for (v, h), g in sorted(soak_.items()):
+        kills = {"single": "one rank", "node": "one node"}
+        for (v, h, sc), g in sorted(soak_.items()):
             c = collections.Counter(g)
-            body.append([v, h, len(g), *(c[o] for o in seen), hang_rate(c["hung"], len(g))])
-        out += table(["variant", "hosts", "single-kill runs", *seen, "hang rate [95% CI]"], body)
+            body.append([v, h, kills.get(sc, sc), len(g), *(c[o] for o in seen), hang_rate(c["hung"], len(g))])
+        out += table(["variant", "hosts", "killed", "runs", *seen, "hang rate [95% CI]"], body)
     return out
 
 
@@ -871,8 +873,10 @@ def timeline():
 
 TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
           "recovery-floor": recovery_floor, "recovery-profile": recovery_profile, "recovery-slope": recovery_slope, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
-          "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "soak-proposed": lambda: soak("soak-proposed.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
-          "proposed": proposed, "redis": redis, "multihost": multihost, "taskapp": taskapp, "loc": loc,
+          "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "soak-proposed": lambda: soak("soak-proposed.csv"),
+          "soak-online": lambda: soak("soak-online.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
+          "proposed": proposed, "redis": redis, "multihost": multihost,
+          "multihost-node": lambda: multihost("multihost-node.csv"), "taskapp": taskapp, "loc": loc,
           "mpiprobe": mpiprobe, "silentnode": silentnode, "uct": uct, "progress": progress,
           "timeline": timeline, "variants": variants, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
@@ -881,9 +885,10 @@ SOURCE_TABLES = {"loc", "variants"}  # variants: its code columns
 PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recovery": "recovery.csv",
            "recovery-floor": "recovery-floor.csv", "recovery-profile": "recovery-profile.csv",
            "recovery-slope": "recovery-floor.csv",
-           "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "firsttouch": "firsttouch.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "soak-proposed": "soak-proposed.csv", "hangs-rdma": "hangs-rdma.csv",
+           "ycsb": "ycsb.csv", "ftcost": "ftcost.csv", "firsttouch": "firsttouch.csv", "soak": "soak.csv", "soak-paced": "soak-paced.csv", "soak-proposed": "soak-proposed.csv",
+           "soak-online": "soak-online.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
-           "multihost": "multihost.csv", "taskapp": "taskapp.csv", "mpiprobe": "mpiprobe.csv",
+           "multihost": "multihost.csv", "multihost-node": "multihost-node.csv", "taskapp": "taskapp.csv", "mpiprobe": "mpiprobe.csv",
            "silentnode": "silentnode.csv", "uct": "uct.csv", "progress": "progress.csv",
            "timeline": "timeline.csv", "variants": "timeline.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)

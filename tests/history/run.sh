@@ -19,6 +19,13 @@
 #              inside the recovery from it, at a re-replication point drawn
 #              from the seed (windows, made, rereplicate, exchange or
 #              insert: see KVR_POINT in kvstore/kv_internal.h)
+#   node       a whole node lost: every rank of one host (not the launcher's)
+#              and its Open MPI daemon, killed by kv_inject from the pid
+#              table the ranks publish (kv_inject --publish), the node drawn
+#              from the seed; needs ranks on several hosts (the test cluster:
+#              KV_CLUSTER=1; victims on other hosts are reached through
+#              KV_INJECT_REMOTE, by default a plain kill, as the test
+#              cluster's hosts share this machine's pids)
 # --signal (KILL) is the killer's signal; another one (SEGV) makes the
 # victims crash as a buggy rank would, which the verdict must call crashed.
 # The kill instant is uniform over the middle of the run.  Afterwards
@@ -48,27 +55,33 @@ done
 [ -n "$OUT" ] || die "--out DIR is required"
 [ -x "$B/tests/history/client" ] || die "no $B/tests/history/client: run make first"
 kill -l "$SIG" > /dev/null 2>&1 || die "unknown signal '$SIG'"
-case $SCENARIO in none|single|rank0|double|staggered|seq|rerep) ;; *) die "unknown scenario '$SCENARIO'" ;; esac
+case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node) ;; *) die "unknown scenario '$SCENARIO'" ;; esac
+INJ=$B/bin/kv_inject
+[ "$SCENARIO" != node ] || [ -x "$INJ" ] || die "no $INJ: run make first"
 NP=${NP:-$((R + 2 + SPARES))}
 rm -rf "$OUT" && mkdir -p "$OUT" || die "cannot make $OUT"
 
 RANDOM=$SEED
-pick() {  # N distinct ranks of 0..NP-1, space separated
-  local n=$1 all=() v out=()
+# PICKED: N distinct ranks of 0..NP-1.  Drawn in this shell, not in a
+# command substitution: bash (5.1 on) reseeds $RANDOM in every subshell, and
+# the victims would not follow from the seed.
+pick() {
+  local n=$1 all=() v
+  PICKED=()
   for ((v = 0; v < NP; v++)); do all+=("$v"); done
-  while [ ${#out[@]} -lt "$n" ]; do
-    v=$((RANDOM % ${#all[@]})); out+=("${all[$v]}"); all=("${all[@]:0:$v}" "${all[@]:$((v + 1))}")
+  while [ ${#PICKED[@]} -lt "$n" ]; do
+    v=$((RANDOM % ${#all[@]})); PICKED+=("${all[$v]}"); all=("${all[@]:0:$v}" "${all[@]:$((v + 1))}")
   done
-  echo "${out[*]}"
 }
 POINT= POINT_RANK=
 case $SCENARIO in
   none) VICTIMS= ;;
-  single) VICTIMS=$(pick 1) ;;
+  single) pick 1; VICTIMS=${PICKED[*]} ;;
   rank0) VICTIMS=0 ;;
-  double|staggered|seq) VICTIMS=$(pick 2) ;;
-  rerep) read -r VICTIMS POINT_RANK < <(pick 2)
+  double|staggered|seq) pick 2; VICTIMS=${PICKED[*]} ;;
+  rerep) pick 2; VICTIMS=${PICKED[0]} POINT_RANK=${PICKED[1]}
          POINTS=(windows made rereplicate exchange insert); POINT=${POINTS[$((RANDOM % 5))]} ;;
+  node) VICTIMS= ;;  # kv_inject draws the node; kills.csv says whom it killed
 esac
 # Kill at a uniform instant over the middle of the run (milliseconds).
 GAP=0; [ "$SCENARIO" = staggered ] && GAP=$((RANDOM % 401))
@@ -104,14 +117,32 @@ killer() {
   done
 }
 
+# A node loss: kv_inject kills the node's daemon and ranks by the pid table.
+node_killer() {
+  KV_INJECT_REMOTE=${KV_INJECT_REMOTE:-'kill -{signal} {pids}'} "$INJ" --pids "$OUT/pids" --nranks "$NP" \
+    --schedule "target=node:random; when=time:$(awk -v ms="$AT" 'BEGIN {printf "%.3f", ms / 1000}'); seed=$SEED" \
+    --max-simultaneous 1 --log "$OUT/kills.csv" --schedule-out "$OUT/schedule.csv" --timeout 20 \
+    > "$OUT/inject.log" 2>&1
+}
+WRAP=()
+if [ "$SCENARIO" = node ]; then
+  mkdir -p "$OUT/pids"
+  WRAP=("$INJ" --publish "$OUT/pids" --)
+fi
+
 export KVRUN_TAG=hist-$$-$RANDOM$RANDOM
-(unset KVRUN_TAG; killer) &  # the killer is not part of the run
+if [ "$SCENARIO" = node ]; then (unset KVRUN_TAG; node_killer) &
+else (unset KVRUN_TAG; killer) &  # the killer is not part of the run
+fi
 kpid=$!
 KVRUN_STACKS="$OUT/stacks.txt" HIST_POINT_RANK=$POINT_RANK "$ROOT/scripts/kvrun" -n "$NP" --timeout "$TIMEOUT" --out "$OUT/ranks" -- \
-  "$B/tests/history/client" "$BACKEND" "$VARIANT" "$R" "$SPARES" "$SECONDS_" "$KEYS" "$SEED" "$OUT" \
+  "${WRAP[@]}" "$B/tests/history/client" "$BACKEND" "$VARIANT" "$R" "$SPARES" "$SECONDS_" "$KEYS" "$SEED" "$OUT" \
   $POINT > "$OUT/kvrun.log" 2>&1
 krc=$?
 kill "$kpid" 2>/dev/null; wait "$kpid" 2>/dev/null
+# kv_inject's log names the node's ranks it killed (role rank)
+[ "$SCENARIO" = node ] && VICTIMS=$(awk -F, 'NR > 1 && $6 == "rank" { printf "%s%s", s, $2; s = " " }' \
+  "$OUT/kills.csv" 2>/dev/null)
 orphans=$(env -u KVRUN_TAG grep -lzxF "KVRUN_TAG=$KVRUN_TAG" /proc/[0-9]*/environ 2>/dev/null)
 for p in $orphans; do p=${p#/proc/}; p=${p%/environ}; echo "orphan: $(ps -o pid=,stat=,args= -p "$p")" >> "$OUT/orphans"; done
 orphans=$(grep -c . <<<"$orphans")

@@ -5,6 +5,8 @@
  * run: 4 allocate recreate-free
  * run: 5 allocate spare
  * run: 4 allocate proposed
+ * run: 4 allocate online
+ * run: 4 create online
  *
  * Rank 1 (the victim) writes "old" values for 32 keys, then takes the slot
  * locks of every key at every replica the way a writer does and, as ops.c
