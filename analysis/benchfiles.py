@@ -1,5 +1,6 @@
 """benchfiles.py -- reading the benchmark files of results/bench/ for the
-figure scripts that draw them (fig_checkpoint_bench.py, fig_proposed.py)."""
+figure scripts that draw them (fig_checkpoint_bench.py, fig_proposed.py,
+fig_timeline_bench.py) and for experiments/bench/report.py (sidecars)."""
 import argparse
 import csv
 import os
@@ -40,3 +41,19 @@ def save(fig, out, name):
     path = os.path.join(out, f"{name}.png")
     fig.savefig(path, dpi=110)
     return path
+
+
+def sidecar(path):
+    """The "key: value" lines of a NAME.meta file (scripts/provenance: what
+    made NAME.csv; the first record when a resumed run appended more), or
+    {} when there is none."""
+    out = {}
+    try:
+        for line in open(path, encoding="utf-8"):
+            if line.startswith((" ", "resumed:")):
+                break
+            k, _, v = line.rstrip("\n").partition(": ")
+            out.setdefault(k, v)
+    except OSError:
+        pass
+    return out

@@ -27,21 +27,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from benchfiles import directories, num, rows, save  # noqa: E402
-
-
-def meta(path):
-    """The "key: value" lines of a .meta file (its first record), or {}."""
-    out = {}
-    try:
-        for line in open(path, encoding="utf-8"):
-            if line.startswith((" ", "resumed:")):
-                break
-            k, _, v = line.rstrip("\n").partition(": ")
-            out.setdefault(k, v)
-    except OSError:
-        pass
-    return out
+from benchfiles import directories, num, rows, save, sidecar  # noqa: E402
 
 
 def main():
@@ -87,7 +73,7 @@ def main():
         ax.set_xlabel("ms from the kill (the bin holding it from 0)")
     for ax in axes[:, 0]:
         ax.set_ylabel("throughput / failure-free")
-    m = meta(os.path.join(bench, "timeline.meta"))
+    m = sidecar(os.path.join(bench, "timeline.meta"))
     mpi = os.path.basename(m.get("mpi", "NA").split(" at ")[-1])
     fig.suptitle(f"Throughput through one kill, {width:.0f} ms bins (revision {m.get('revision', 'NA')}, "
                  f"{mpi}); dotted: half the failure-free rate", fontsize=10)

@@ -54,6 +54,7 @@ def analysis_module(name):
 
 analysis_module("pyfind").ensure(("numpy", "scipy"))  # a python3 with Debian's numpy and scipy
 stats = analysis_module("stats")
+benchfiles = analysis_module("benchfiles")
 VARIANTS = ("recreate-copy", "recreate-inplace", "recreate-free", "spare")
 FT_VARIANTS = ("proposed", "online")  # on the patched fault-tolerant RMA
 HISTORY_OUTCOMES = ("pass", "lost", "nonlinearizable", "divergent", "failed", "crashed", "hung",
@@ -669,20 +670,10 @@ def variants():
 
 
 def sidecar(csv_name):
-    """NAME.meta beside NAME.csv (the file --file gave, if it did; scripts/
-    provenance's "key: value" lines; the first record when a resumed run
-    appended more), or {}."""
+    """NAME.meta beside NAME.csv (the file --file gave, if it did), as
+    analysis/benchfiles.sidecar reads it, or {}."""
     path = (OVERRIDE.get(csv_name) or os.path.join(BENCH, csv_name))[:-len(".csv")] + ".meta"
-    out = {}
-    try:
-        for line in open(path, encoding="utf-8"):
-            if line.startswith((" ", "resumed:")):
-                break
-            k, _, v = line.rstrip("\n").partition(": ")
-            out.setdefault(k, v)
-    except OSError:
-        pass
-    return out
+    return benchfiles.sidecar(path)
 
 
 def provenance():
