@@ -8,15 +8,20 @@ import os
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def directories(doc):
+def directories(doc, name=None):
     """The command line [BENCH_DIR [OUT_DIR]]: (bench, out), defaults
-    results/bench and BENCH_DIR/figures; doc's first paragraph is the help."""
+    results/bench and BENCH_DIR/figures; doc's first paragraph is the help.
+    With name, also [--name NAME] (default name), the result file's name
+    without .csv, returned third."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("bench", nargs="?", metavar="BENCH_DIR", default=os.path.join(ROOT, "results", "bench"),
                     help="the benchmark files (default results/bench)")
     ap.add_argument("out", nargs="?", metavar="OUT_DIR", help="where the figure goes (default BENCH_DIR/figures)")
+    if name:
+        ap.add_argument("--name", default=name, help=f"the result file, without .csv (default {name})")
     a = ap.parse_args()
-    return a.bench, a.out or os.path.join(a.bench, "figures")
+    dirs = (a.bench, a.out or os.path.join(a.bench, "figures"))
+    return (*dirs, a.name) if name else dirs
 
 
 def rows(path):

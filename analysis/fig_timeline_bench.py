@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 """Throughput through one kill, per variant, from results/bench/timeline-bins.csv.
 
-Reads timeline-bins.csv (BENCH=timeline make bench: every run's 10 ms bins
+Reads NAME-bins.csv (BENCH=timeline make bench: every run's 10 ms bins
 around the kill, each as its rate over the run's failure-free rate) and
-timeline.csv (the runs and their outcomes), and draws timeline.png: one
+NAME.csv (the runs and their outcomes; NAME timeline, or timeline-3hosts
+for TIMELINE_HOSTS=3), and draws NAME.png: one
 panel per variant, the bins of every run as thin lines and their median per
 bin as a thick one, against the time from the kill (the bin that holds the
 kill drawn from 0 on); a dotted line at half
 the failure-free rate, the aim of a store that keeps serving.  The title
-names the revision and the MPI build that made the file (timeline.meta).
+names the revision and the MPI build that made the file (NAME.meta).
 A variant without bins is named on its panel: no data is never an error.
-Usage: fig_timeline_bench.py [BENCH_DIR [OUT_DIR]]  (default results/bench,
-BENCH_DIR/figures).  Prints what it drew and from how many runs.
+Usage: fig_timeline_bench.py [BENCH_DIR [OUT_DIR]] [--name NAME]  (default
+results/bench, BENCH_DIR/figures, timeline).  Prints what it drew and from how many runs.
 """
 import collections
 import math
@@ -31,10 +32,10 @@ from benchfiles import directories, num, rows, save, sidecar  # noqa: E402
 
 
 def main():
-    bench, out = directories(__doc__)
-    bins, runs = rows(os.path.join(bench, "timeline-bins.csv")), rows(os.path.join(bench, "timeline.csv"))
+    bench, out, name = directories(__doc__, "timeline")
+    bins, runs = rows(os.path.join(bench, name + "-bins.csv")), rows(os.path.join(bench, name + ".csv"))
     if not runs:
-        print(f"fig_timeline_bench: no timeline.csv in {bench}", file=sys.stderr)
+        print(f"fig_timeline_bench: no {name}.csv in {bench}", file=sys.stderr)
         return 1
     width = num(runs[0]["bin_ms"]) or 10.0
     variants = list(dict.fromkeys(r["variant"] for r in runs))
@@ -73,12 +74,13 @@ def main():
         ax.set_xlabel("ms from the kill (the bin holding it from 0)")
     for ax in axes[:, 0]:
         ax.set_ylabel("throughput / failure-free")
-    m = sidecar(os.path.join(bench, "timeline.meta"))
+    m = sidecar(os.path.join(bench, name + ".meta"))
+    hosts = f", {m['command'].split('TIMELINE_HOSTS=')[1].split()[0]} hosts" if "TIMELINE_HOSTS=" in m.get("command", "") else ""
     mpi = os.path.basename(m.get("mpi", "NA").split(" at ")[-1])
-    fig.suptitle(f"Throughput through one kill, {width:.0f} ms bins (revision {m.get('revision', 'NA')}, "
+    fig.suptitle(f"Throughput through one kill{hosts}, {width:.0f} ms bins (revision {m.get('revision', 'NA')}, "
                  f"{mpi}); dotted: half the failure-free rate", fontsize=10)
     os.makedirs(out, exist_ok=True)
-    path = save(fig, out, "timeline")
+    path = save(fig, out, name)
     print(f"fig_timeline_bench: {path} from {sum(len(series[v]) for v in variants)} runs")
     return 0
 

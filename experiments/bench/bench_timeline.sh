@@ -18,16 +18,39 @@
 # analysis/fig_timeline_bench.py draws into figures/timeline.png.  A file
 # of the same revision and command is resumed (TIMELINE_FRESH=1 starts
 # again).  About 5 minutes here.
+# TIMELINE_HOSTS=3 runs across the hosts of a test cluster of its own
+# (scripts/vcluster, state and bridge of its own, torn down at the end;
+# root), the ranks spread host by host, into timeline-3hosts.csv: there
+# every window is osc/rdma, where a kill at a random instant hangs most
+# runs of the workaround variants (the hangs-rdma soak), so only the
+# variants on the fault-tolerant RMA run (proposed, online).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver
-OUT=${TIMELINE_CSV:-$ROOT/results/bench/timeline.csv}
+HOSTS=${TIMELINE_HOSTS:-1}
+NAME=timeline; [ "$HOSTS" -gt 1 ] && NAME=timeline-${HOSTS}hosts
+OUT=${TIMELINE_CSV:-$ROOT/results/bench/$NAME.csv}
 REPS=${TIMELINE_REPS:-5} RANKS=${TIMELINE_RANKS:-4} SECS=${TIMELINE_SECONDS:-4} KILL_AT=${TIMELINE_KILL_AT:-2}
 VARIANTS=(recreate-copy recreate-inplace recreate-free spare proposed online)
 PY=$(python3 "$ROOT/analysis/pyfind.py")  # a python3 with matplotlib (analysis/common.py)
 ROW=("$PY" "$ROOT/experiments/bench/timeline_row.py")
-CMD="TIMELINE_REPS=$REPS TIMELINE_RANKS=$RANKS TIMELINE_SECONDS=$SECS TIMELINE_KILL_AT=$KILL_AT BENCH=timeline make bench"
+CMD="TIMELINE_REPS=$REPS TIMELINE_RANKS=$RANKS TIMELINE_SECONDS=$SECS TIMELINE_KILL_AT=$KILL_AT"
+[ "$HOSTS" -gt 1 ] && CMD+=" TIMELINE_HOSTS=$HOSTS"
+CMD+=" BENCH=timeline make bench"
 [ -x "$DRV" ] || { echo "bench_timeline: not built: $DRV (run make)" >&2; exit 1; }
+WHERE=() TMPD=${TMPDIR:-/tmp}
+if [ "$HOSTS" -gt 1 ]; then
+  TMPD=$ROOT/build  # the hosts see the build directory (their /tmp is their own)
+  VARIANTS=(proposed online)
+  [ "$(id -u)" -eq 0 ] || { echo "bench_timeline: TIMELINE_HOSTS needs root (the test cluster's namespaces)" >&2; exit 1; }
+  VC=$ROOT/scripts/vcluster
+  export KV_CLUSTER_DIR KV_CLUSTER_BRIDGE=kvbrtl PRTE_MCA_rmaps_default_mapping_policy=node
+  KV_CLUSTER_DIR=$(mktemp -d /tmp/kvcluster-timeline.XXXXXX)
+  chmod 0755 "$KV_CLUSTER_DIR"
+  trap '"$VC" down >/dev/null 2>&1; rm -rf "$KV_CLUSTER_DIR"' EXIT
+  "$VC" up "$HOSTS" --no-slurm >"$KV_CLUSTER_DIR/up.log" 2>&1 || { cat "$KV_CLUSTER_DIR/up.log" >&2; exit 1; }
+  WHERE=(--cluster)
+fi
 mkdir -p "$(dirname "$OUT")"
 meta=${OUT%.csv}.meta BINS=${OUT%.csv}-bins.csv
 if [ "${TIMELINE_FRESH:-0}" = 1 ] || [ ! -s "$OUT" ] || [ ! -s "$BINS" ] ||
@@ -41,9 +64,9 @@ one() {  # VARIANT REP
   local v=$1 rep=$2 sp=0 d load rc
   grep -q "^$v,$rep," "$OUT" && return  # done before: resume
   [ "$v" = spare ] && sp=1
-  d=$(mktemp -d "${TMPDIR:-/tmp}/timeline.XXXXXX")
+  d=$(mktemp -d "$TMPD/timeline.XXXXXX")
   load=$(cut -d' ' -f1 /proc/loadavg)
-  "$ROOT/scripts/kvrun" -n $((RANKS + sp)) --timeout 120 -- "$DRV" workload.workload=a \
+  "$ROOT/scripts/kvrun" -n $((RANKS + sp)) "${WHERE[@]}" --timeout 120 -- "$DRV" workload.workload=a \
     workload.records=20000 workload.operations=0 workload.duration_s="$SECS" workload.value_bytes=64 \
     store.max_value=64 store.slots_per_rank=32768 store.replicas=2 store.spares=$sp store.variant="$v" \
     driver.progress=0 driver.bin_s=0.01 driver.out="$d" \
@@ -51,9 +74,9 @@ one() {  # VARIANT REP
   rc=$?
   "${ROW[@]}" --dir "$d" --variant "$v" --rep "$rep" --ranks "$RANKS" --load "$load" --rc "$rc" --bins "$BINS" | tee -a "$OUT"
   if [ "$rc" -ne 0 ]; then  # keep the evidence
-    mkdir -p "$(dirname "$OUT")/timeline-logs"
-    rm -rf "$(dirname "$OUT")/timeline-logs/$v-rep$rep"
-    mv "$d" "$(dirname "$OUT")/timeline-logs/$v-rep$rep"
+    mkdir -p "$(dirname "$OUT")/$NAME-logs"
+    rm -rf "$(dirname "$OUT")/$NAME-logs/$v-rep$rep"
+    mv "$d" "$(dirname "$OUT")/$NAME-logs/$v-rep$rep"
   else
     rm -rf "$d"
   fi
@@ -63,6 +86,7 @@ n=${#VARIANTS[@]}
 for rep in $(seq "$REPS"); do
   for k in $(seq 0 $((n - 1))); do one "${VARIANTS[$(( (k + rep) % n ))]}" "$rep"; done
 done
-"$PY" "$ROOT/analysis/fig_timeline_bench.py" "$(dirname "$OUT")" "$(dirname "$OUT")/figures" ||
+"$PY" "$ROOT/analysis/fig_timeline_bench.py" "$(dirname "$OUT")" "$(dirname "$OUT")/figures" \
+  --name "$(basename "$OUT" .csv)" ||
   echo "bench_timeline: no figure (see above)"
 echo "bench_timeline: $OUT"
