@@ -77,8 +77,8 @@ def main():
     m = sidecar(os.path.join(bench, name + ".meta"))
     hosts = f", {m['command'].split('TIMELINE_HOSTS=')[1].split()[0]} hosts" if "TIMELINE_HOSTS=" in m.get("command", "") else ""
     mpi = os.path.basename(m.get("mpi", "NA").split(" at ")[-1])
-    fig.suptitle(f"Throughput through one kill{hosts}, {width:.0f} ms bins (revision {m.get('revision', 'NA')}, "
-                 f"{mpi}); dotted: half the failure-free rate", fontsize=10)
+    fig.suptitle(f"Throughput through one kill{hosts}, {width:.0f} ms bins; dotted: half the failure-free rate\n"
+                 f"(revision {m.get('revision', 'NA')}, {mpi})", fontsize=10)
     os.makedirs(out, exist_ok=True)
     path = save(fig, out, name)
     print(f"fig_timeline_bench: {path} from {sum(len(series[v]) for v in variants)} runs")
