@@ -23,7 +23,14 @@
 #     because placement puts its copies on distinct nodes (proposed at a
 #     random instant, recreate-copy once every rank is idle: see above);
 #   store_lockbreak for recreate-copy and proposed (a writer killed with
-#     its locks held, 4 ranks spread over the hosts).
+#     its locks held, 4 ranks spread over the hosts);
+#   variant online: a single kill and a node loss (store_kill), and a
+#     node loss judged by the history checker (tests/history/run.sh
+#     --scenario node: 6 ranks, 2 a host, a host's ranks and daemon killed
+#     by kv_inject at a random instant).
+# No process of a run may die of a signal it was not sent, before its
+# verdict or after (a survivor's MPI_Finalize too: every survivor of a node
+# loss aborted there, in coll/han, before patch 0010).
 # CASES=pattern runs the cases whose name matches.  Every case has its own
 # time limit (CASE_TIMEOUT, 90 s); the group takes about 3-4 minutes on a
 # busy 2-core machine.  Exit 0 pass, 1 fail, 77 skip (not root, or no
@@ -79,8 +86,24 @@ case_() {
     -- "$B/tests/mpi/$1" "${@:2}" >"$LOG/$name.log" 2>&1
   local rc=$? last
   last=$(tr -d '\000' <"$LOG/$name.log" | tail -1)
+  if [ "$rc" -eq 0 ] && grep -aq 'Process received signal' "$LOG/$name.log"; then
+    rc=1 last="a process crashed (after the verdict?): $(grep -a -m1 -B2 'Process received signal' "$LOG/$name.log" | head -1)"
+  fi
   if [ "$rc" -eq 0 ]; then say "ok    $name ($((SECONDS - t)) s)"
   else FAILED+=("$name"); say "FAIL  $name: $last"; fi
+}
+
+# history NAME ARGS...: one tests/history/run.sh run across the hosts; its
+# outcome must be pass (linearizable, nothing lost, replicas agree, no
+# crash, no process left).
+history() {
+  local name=$1 t=$SECONDS line
+  shift
+  [[ $name == *${CASES:-}* ]] || return 0
+  line=$(KV_CLUSTER=1 PRTE_MCA_rmaps_default_mapping_policy=node bash "$ROOT/tests/history/run.sh" "$@" \
+         --timeout "${CASE_TIMEOUT:-90}" --out "$LOG/$name" 2>&1)
+  if grep -q "^outcome=pass .*orphans=0 " <<<"$line"; then say "ok    $name ($((SECONDS - t)) s)"
+  else FAILED+=("$name"); say "FAIL  $name: $line"; fi
 }
 
 case_ store_basic-3 "--ppn 1" store_basic create
@@ -93,4 +116,7 @@ case_ store_kill-proposed-node "--ppn 2" store_kill create proposed 2 0 0 node
 case_ store_kill-recreate-copy-node "--ppn 2" store_kill create recreate-copy 2 0 0 node-idle
 case_ store_lockbreak-recreate-copy "-n 4" store_lockbreak create recreate-copy
 case_ store_lockbreak-proposed "-n 4" store_lockbreak create proposed
+case_ store_kill-online-single "--ppn 1" store_kill create online 2 1
+case_ store_kill-online-node "--ppn 2" store_kill create online 2 0 0 node
+history history-online-node --variant online --scenario node --np 6 --r 2 --seconds 1.5 --seed 3
 [ ${#FAILED[@]} -eq 0 ]
