@@ -143,6 +143,8 @@ kill "$kpid" 2>/dev/null; wait "$kpid" 2>/dev/null
 # kv_inject's log names the node's ranks it killed (role rank)
 [ "$SCENARIO" = node ] && VICTIMS=$(awk -F, 'NR > 1 && $6 == "rank" { printf "%s%s", s, $2; s = " " }' \
   "$OUT/kills.csv" 2>/dev/null)
+# a node loss that killed no rank is no test of one (inject.log says why)
+NOKILL=; [ "$SCENARIO" = node ] && [ -z "$VICTIMS" ] && NOKILL=1
 orphans=$(env -u KVRUN_TAG grep -lzxF "KVRUN_TAG=$KVRUN_TAG" /proc/[0-9]*/environ 2>/dev/null)
 for p in $orphans; do p=${p#/proc/}; p=${p%/environ}; echo "orphan: $(ps -o pid=,stat=,args= -p "$p")" >> "$OUT/orphans"; done
 orphans=$(grep -c . <<<"$orphans")
@@ -158,6 +160,7 @@ case $krc in
      elif [ "$crc" -ne 0 ] && grep -q 'NOT linearizable' "$OUT/check.log"; then
        if grep -q '^lost' "$OUT/check.log"; then outcome=lost; else outcome=nonlinearizable; fi
      elif [ -n "$(field divergent)" ] && [ "$(field divergent)" != 0 ]; then outcome=divergent
+     elif [ -n "$NOKILL" ]; then outcome=failed
      elif [ "$krc" -ne 0 ]; then outcome=failed
      elif [ "$crc" -ne 0 ]; then outcome=failed
      else outcome=pass; fi ;;
