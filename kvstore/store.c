@@ -28,6 +28,8 @@ static const kvr_variant_ops *variant_ops(kv_variant v) {
     case KV_VARIANT_CHECKPOINT: return &kvr_checkpoint;
 #ifdef OMPI_HAVE_MPIX_WIN_FT
     case KV_VARIANT_PROPOSED: return &kvr_proposed;
+#endif
+#ifdef OMPI_HAVE_MPIX_WIN_ACK_FAILED
     case KV_VARIANT_ONLINE: return &kvr_online;
 #endif
     default: return NULL;  /* proposed or online without the patched Open MPI */

@@ -626,7 +626,8 @@ def same_code(revisions):
 
 def variants():
     """The recovery variants side by side (README): how often a kill at a
-    random instant hung a run (every history soak file, both backends), the
+    random instant hung a run (the history soak, both backends: soak.csv,
+    or for a variant it lacks the first soak-*.csv that has it), the
     worst 10 ms of throughput through a kill against the failure-free rate
     and the time until every pair had its copies again (timeline.csv,
     median [min, max] of its runs), and what the recovery takes to write
@@ -638,10 +639,10 @@ def variants():
                                        if n.startswith("soak-") and n.endswith(".csv")
                                        and n not in ("soak-paced.csv", "soak-taskapp.csv"))
     runs = collections.defaultdict(list)
-    used = set()
+    used, source = set(), {}  # a variant's runs come from the first file that has it
     for n in soak_files:
         for x in rows(n):
-            if x["variant"] in code:
+            if x["variant"] in code and source.setdefault(x["variant"], n) == n:
                 runs[x["variant"]].append(x["outcome"])
                 used.add(n)
     if not tl:

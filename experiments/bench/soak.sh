@@ -15,7 +15,8 @@
 #     (none of recreate-inplace's after its first recovery: its rebuilt
 #     windows are osc/rdma windows, which hang on a later failure; it runs
 #     single, rank0 and double, whose kills one recovery handles);
-#   osc/rdma (backend create): variant proposed in every scenario;
+#   osc/rdma (backend create): variants proposed and online in every
+#     scenario;
 # RUNS (31) runs per cell, each TIMEOUT (40) s at most, SECONDS_ (1.5) s of
 # workload, JOBS (1) runs at a time (each run has its own processes, shared
 # memory and ports; the rows come in the order the runs end).  It writes
@@ -42,7 +43,7 @@ RUNS=${RUNS:-31}
 TIMEOUT=${TIMEOUT:-40}
 SECONDS_=${SECONDS_:-1.5}
 JOBS=${JOBS:-1}
-VARIANTS=${VARIANTS:-recreate-copy recreate-inplace recreate-free spare proposed}
+VARIANTS=${VARIANTS:-recreate-copy recreate-inplace recreate-free spare proposed online}
 SCENARIOS=${SCENARIOS:-single rank0 double staggered seq rerep}
 # A finalize that hangs after a verdict is cut after 2 s (kvrun's grace).
 export KVRUN_GRACE=${KVRUN_GRACE:-2}
@@ -56,7 +57,9 @@ cells() {  # "variant backend scenario" lines, osc/sm first, then osc/rdma
       echo "$v allocate $sc"
     done
   done
-  case " $VARIANTS " in *" proposed "*) for sc in $SCENARIOS; do echo "proposed create $sc"; done ;; esac
+  for v in proposed online; do  # the variants on the fault-tolerant RMA, on osc/rdma too
+    case " $VARIANTS " in *" $v "*) for sc in $SCENARIOS; do echo "$v create $sc"; done ;; esac
+  done
 }
 
 one_run() {  # variant backend scenario seed out: one run, one row appended to out
