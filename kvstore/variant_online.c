@@ -107,9 +107,12 @@ int kvr_background_readable(const kv_store *s, uint64_t kh, int *ids, int n) {
  * KV_ERR_BUSY (try the slot again later), or KV_ERR_INTERRUPTED. */
 static int push_slot(kv_store *s, kvr_background *b, size_t i) {
     const unsigned char *slot = s->base + i * s->slot_size;
-    /* A slot being written now is torn or locked: its writer writes the
-     * new replica set itself, so the pair needs no copy from here. */
-    if (kvs_hdr_of(slot)->version == 0 || kvs_hdr_of(slot)->lock) return KV_OK;
+    /* A slot being overwritten now is torn: its writer writes the new
+     * replica set itself, so that pair needs no copy from here.  A locked
+     * slot is not skipped: a writer locks its key's home slot, which may
+     * hold another key, whose copy would then be missed (kvo_push waits
+     * for the lock). */
+    if (kvs_hdr_of(slot)->version == 0) return KV_OK;
     enum kvs_state st = kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value);
     if (st != KVS_LIVE && st != KVS_DELETED) return KV_OK;
     uint32_t klen = KVS_KLEN(kvs_hdr_of(slot));
