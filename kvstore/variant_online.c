@@ -79,7 +79,13 @@ static int keep(kv_store *s) {
     return KV_ERR_MPI;
 }
 
-const kvr_variant_ops kvr_online = {.detects = true, .retire = KVR_FREE_AFTER,
+/* A window it cannot keep (osc/rdma) is abandoned, not freed: there the
+ * patched completion waits give up on any failure, so an operation a peer
+ * gave up on can still arrive at the old window after recovery, and the
+ * transport then serves it from the window's memory (btl/tcp's emulated
+ * RDMA).  Freed, that memory crashed a survivor in 1 of 100 node losses
+ * across hosts (a segfault in am_rdma_respond). */
+const kvr_variant_ops kvr_online = {.detects = true, .retire = KVR_ABANDON,
                                     .make = kvr_make_copy, .ft_rma = true, .keep = keep};
 
 static bool has(const int *ids, int n, int id) {
