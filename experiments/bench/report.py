@@ -659,14 +659,15 @@ def variants():
                      ci([x["worst_ratio"] for x in g], "{:.2f}"), ci([x["redundant_ms"] for x in g]),
                      tot["lines"], tot["mpi"], patch])
     files = ["timeline.csv"] + sorted(used)
-    revs = {n: sidecar(n).get("revision", "NA") for n in files}
-    same = same_code(revs.values())
+    revs = {n: benchfiles.revisions((OVERRIDE.get(n) or os.path.join(BENCH, n))[:-len(".csv")] + ".meta")
+            or ["NA"] for n in files}
+    same = same_code([r for rs in revs.values() for r in rs])
     said = {True: "kvstore/ and patches/ are the same at these revisions",
             False: "kvstore/ or patches/ changed between these revisions: the columns are of different code",
             None: "git could not compare the revisions"}[same]
     return table(["variant", "soak runs", "hung [95% CI]", "worst 10 ms bin / failure-free",
                   "kill to full redundancy (ms)", "recovery: lines", "MPI calls", "Open MPI patch lines"],
-                 body) + ["From " + ", ".join(f"{n} ({revs[n]})" for n in files)
+                 body) + ["From " + ", ".join(f"{n} ({', '.join(revs[n])})" for n in files)
                           + f" and the source at hand; {said}."]
 
 
