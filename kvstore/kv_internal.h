@@ -283,11 +283,12 @@ void kvw_alarm(kv_store *s);
 /* A process with nothing to do but wait naps between tests, so that on a
  * node with more ranks than cores it leaves its core to those still
  * working.  kvw_nap sleeps poll_us, the members' own detection delay (50 us
- * when poll_us is 0): an idle spare, a member waiting for the others'
- * background copies.  kvw_doze sleeps KVW_DOZE_US: a survivor waiting in
- * recovery for the slowest one, where every nap's slack adds to the time
- * the store stops (with 1-ms naps, a third of variant online's 5-ms
- * stop was napping); kvw_wait completes a request that way. */
+ * when poll_us is 0): an idle spare.  kvw_doze sleeps KVW_DOZE_US: a
+ * survivor waiting in recovery for the slowest one, where every nap's
+ * slack adds to the time the store stops (with 1-ms naps, a third of
+ * variant online's 5-ms stop was napping), and a member waiting for the
+ * others' background copies, which need its progress; kvw_wait completes
+ * a request that way. */
 #define KVW_DOZE_US 50
 void kvw_nap(const kv_store *s);
 void kvw_doze(void);

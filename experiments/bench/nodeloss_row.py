@@ -87,16 +87,24 @@ def recovery(d):
             str(len({r["failure"] for r in rows}))] + [fmt(x) for x in phases]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def row_parser(doc):
+    """The arguments every X_row.py of a driver run takes (this one's and
+    timeline_row.py's): --header, --dir, --variant, --rep, --ranks, --rc;
+    doc's first paragraph is the help."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--header", action="store_true", help="print the header line only")
     ap.add_argument("--dir", help="the run directory (driver.out)")
     ap.add_argument("--variant")
     ap.add_argument("--rep")
-    ap.add_argument("--seed")
     ap.add_argument("--ranks")
-    ap.add_argument("--nodes")
     ap.add_argument("--rc", type=int, help="scripts/kvrun's exit status")
+    return ap
+
+
+def main():
+    ap = row_parser(__doc__)
+    ap.add_argument("--seed")
+    ap.add_argument("--nodes")
     ap.add_argument("--seconds", help="the run's wall time")
     ap.add_argument("--kvrun", default="", help="kvrun's last line")
     ap.add_argument("--unsupported", metavar="WHY",

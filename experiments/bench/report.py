@@ -36,6 +36,7 @@ import math
 import os
 import re
 import statistics
+import subprocess
 import sys
 
 import report_taskapp
@@ -613,7 +614,6 @@ def same_code(revisions):
     revisions (scripts/provenance's, a "-dirty" suffix dropped), by git;
     None when git cannot tell."""
     revs = sorted({r.split("-")[0] for r in revisions if r and r != "NA"})
-    import subprocess
     for a, b in zip(revs, revs[1:]):
         rc = subprocess.run(["git", "-C", ROOT, "diff", "--quiet", a, b, "--", "kvstore", "patches"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode

@@ -21,14 +21,13 @@ the kill to AFTER_MS after the end of recovery, each bin's start in ms
 from the kill and its rate over rate_ops_s: what fig_timeline_bench.py
 draws.
 """
-import argparse
 import csv
 import importlib.util
 import os
 import statistics
 import sys
 
-from nodeloss_row import OUTCOMES  # scripts/kvrun's exit status -> outcome (this folder)
+from nodeloss_row import OUTCOMES, row_parser  # kvrun's exit status -> outcome; the common arguments
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLUMNS = ["variant", "rep", "ranks", "load_1min", "outcome", "bin_ms", "rate_ops_s", "worst_ops_s",
@@ -79,14 +78,8 @@ def measure(d, around=None):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--header", action="store_true", help="print the header line only")
-    ap.add_argument("--dir", help="the run directory (driver.out)")
-    ap.add_argument("--variant")
-    ap.add_argument("--rep")
-    ap.add_argument("--ranks")
+    ap = row_parser(__doc__)
     ap.add_argument("--load")
-    ap.add_argument("--rc", type=int, help="scripts/kvrun's exit status")
     ap.add_argument("--bins", metavar="FILE", help="append the bins around the kill to FILE")
     ap.add_argument("--bins-header", action="store_true", help="print the header of --bins' file only")
     a = ap.parse_args()
