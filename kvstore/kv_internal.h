@@ -360,8 +360,10 @@ int kvr_reconcile(kv_store *s, kvr_ctx *c);
 /* Fault-injection points for tests: when set, called with the name of each
  * point a recovery passes ("windows" before the new window is made, "made"
  * after it exists here and before the members agree on it, "rereplicate",
- * "exchange", "insert"); tests/mpi/store_kill.c and tests/history kill a
- * rank there.  NULL otherwise. */
+ * "exchange" (the scan's first chunk sent; without a scan, online, the
+ * exchange of the homes a failure interrupted), "insert" (the scan's
+ * first chunk received; online has none)); tests/mpi/store_kill.c and
+ * tests/history kill a rank there.  NULL otherwise. */
 extern void (*kvr_fault_hook)(const char *point);
 #define KVR_POINT(name)                           \
     do {                                          \

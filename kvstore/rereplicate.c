@@ -273,12 +273,13 @@ int kvr_reconcile(kv_store *s, kvr_ctx *c) {
     c->rt.scan_us += (double)(kv_clock_ns() - t0) / 1e3;
     int64_t t1 = kv_clock_ns();
     KVR_TRACE(s, "locks broken");
+    KVR_POINT("exchange");  /* this recovery's only exchange may be this one */
     int rc = kvr_share_affected(s, c);
     c->rt.exchange_us += (double)(kv_clock_ns() - t1) / 1e3;
     KVR_TRACE(s, "affected shared: %d homes", c->nhomes);
     if (rc != KV_OK || c->nhomes == 0) return rc;
     kvr_stream *st;
-    rc = kvr_stream_open(s, c, KVR_TAG_AFFECTED, true, &st);
+    rc = kvr_stream_open(s, c, KVR_TAG_AFFECTED, false, &st);
     if (rc == KV_OK) rc = pack_affected(s, c, EVERY, st);
     if (rc == KV_OK) rc = kvr_stream_finish(st);
     kvr_stream_close(st);

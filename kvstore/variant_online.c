@@ -28,7 +28,9 @@
  * cannot include a dead member (the write would fail and recover first).
  * A second failure while the background runs starts a new recovery that
  * keeps the older placement as the basis, under which every pair was
- * complete; copies already made are made again only where older.
+ * complete; copies already made are made again only where older, and a
+ * pair whose old holders all died is copied on by every member that holds
+ * it (push_slot).
  *
  * The window is kept where the patched Open MPI can do it: osc/sm, on one
  * node (MPI_Win_allocate).  Its osc/rdma (across nodes, or
@@ -109,8 +111,13 @@ int kvr_background_readable(const kv_store *s, uint64_t kh, int *ids, int n) {
 }
 
 /* The local pair in slot i, if its replica set gained members and this
- * member is its first old holder alive: copy it to them.  KV_OK, or
- * KV_ERR_BUSY (try the slot again later), or KV_ERR_INTERRUPTED. */
+ * member is its first old holder alive: copy it to them.  When no old
+ * holder lives (a second failure took the rest before this background
+ * copied the pair), the pair lives on only where a write or a copy since
+ * put it, at members of an interim replica set: every member that holds it
+ * copies it to the others of the current set, and the newest version wins
+ * (kvo_copy writes only where older).  KV_OK, or KV_ERR_BUSY (try the slot
+ * again later), or KV_ERR_INTERRUPTED. */
 static int push_slot(kv_store *s, kvr_background *b, size_t i) {
     const unsigned char *slot = s->base + i * s->slot_size;
     /* A slot being overwritten now is torn: its writer writes the new
@@ -130,9 +137,9 @@ static int push_slot(kv_store *s, kvr_background *b, size_t i) {
     int first = -1;
     for (int j = 0; j < np && first < 0; j++)
         if (s->rank_of_id[prev[j]] >= 0) first = prev[j];
-    if (first != s->my_id) return KV_OK;
+    if (first >= 0 && first != s->my_id) return KV_OK;
     for (int j = 0; j < nc; j++)
-        if (!has(prev, np, cur[j])) to[nto++] = cur[j];
+        if (!has(prev, np, cur[j]) && cur[j] != s->my_id) to[nto++] = cur[j];
     if (nto == 0) return KV_OK;
     long long before = s->st.pairs_restored;
     int rc = kvo_push(s, key, klen, to, nto);

@@ -18,7 +18,8 @@
 #   rerep      one rank killed from outside, and a second one kills itself
 #              inside the recovery from it, at a re-replication point drawn
 #              from the seed (windows, made, rereplicate, exchange or
-#              insert: see KVR_POINT in kvstore/kv_internal.h)
+#              insert, which online never passes: see KVR_POINT in
+#              kvstore/kv_internal.h)
 #   node       a whole node lost: every rank of one host (not the launcher's)
 #              and its Open MPI daemon, killed by kv_inject from the pid
 #              table the ranks publish (kv_inject --publish), the node drawn
@@ -80,7 +81,9 @@ case $SCENARIO in
   rank0) VICTIMS=0 ;;
   double|staggered|seq) pick 2; VICTIMS=${PICKED[*]} ;;
   rerep) pick 2; VICTIMS=${PICKED[0]} POINT_RANK=${PICKED[1]}
-         POINTS=(windows made rereplicate exchange insert); POINT=${POINTS[$((RANDOM % 5))]} ;;
+         POINTS=(windows made rereplicate exchange insert)
+         [ "$VARIANT" = online ] && unset 'POINTS[4]'  # no scan, no "insert" (kv_internal.h)
+         POINT=${POINTS[$((RANDOM % ${#POINTS[@]}))]} ;;
   node) VICTIMS= ;;  # kv_inject draws the node; kills.csv says whom it killed
 esac
 # Kill at a uniform instant over the middle of the run (milliseconds).
