@@ -244,6 +244,10 @@ void kvr_trace(const kv_store *s, const char *fmt, ...) __attribute__((format(pr
 int kvo_alloc_table(kv_store *s, MPI_Comm comm, size_t bytes, unsigned char **base, MPI_Win *win,
                     bool *malloced, bool zero);
 void kvo_abandon(kv_store *s, MPI_Win win, void *mem);
+/* Is the table's window osc/sm's (MPI_Win_allocate on one node)?  Else it
+ * is osc/rdma's, where an operation that a failure cut short can still
+ * reach the window after recovery (kvr_windows, variant_online.c). */
+bool kvo_window_shm(const kv_store *s);
 /* The info keys every window over a table gets. */
 void kvo_window_info(const kv_store *s, MPI_Info info);
 int kvo_map_ranks(kv_store *s);

@@ -312,7 +312,10 @@ static int kvr_windows(kv_store *s) {
         return rc;
     }
     void *old_mem = own_mem && s->base_malloced ? s->base : NULL;
-    if (s->win != MPI_WIN_NULL && s->vt->retire == KVR_FREE_AFTER) {
+    /* Freed only on osc/sm: on osc/rdma an operation a peer gave up on can
+     * still arrive at the old window after recovery, and the transport
+     * then serves it from the window's memory (variant_online.c). */
+    if (s->win != MPI_WIN_NULL && s->vt->retire == KVR_FREE_AFTER && kvo_window_shm(s)) {
         MPI_Win_free(&s->win);  /* revoked: the patched free completes without the dead */
         free(old_mem);
     } else if (s->win != MPI_WIN_NULL) {

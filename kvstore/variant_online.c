@@ -69,7 +69,7 @@ typedef struct kvr_background {
  * member that the shrink left out.  1 when the window cannot outlive its
  * dead (not osc/sm). */
 static int keep(kv_store *s) {
-    if (s->cfg.backend != KV_BACKEND_ALLOCATE || !s->one_node) return 1;
+    if (!kvo_window_shm(s)) return 1;
     int expect = s->nids - s->size, acked = 0;
     for (int n = 0; n < KVR_ACK_WAIT_MS * 1000 / KVW_DOZE_US; n++) {
         int rc = MPIX_Win_ack_failed(s->win, s->nids, &acked);

@@ -12,6 +12,8 @@
  * the old window is then freed, not abandoned (kvr_windows): the patched MPI_Win_free
  * completes without the dead.  (Freeing first, as recreate-free must,
  * would cost a second copy of the table: the window's memory goes with it.)
+ * That is on osc/sm; an osc/rdma window is abandoned as by the workarounds,
+ * since an operation a peer gave up on may still arrive there later.
  *
  * The patched Open MPI keeps its stock behaviour unless the MCA parameter
  * osc_base_ft_rma is set; kv_open sets it for this variant through MPI_T,
@@ -43,8 +45,8 @@ static void revoke_window(kv_store *s) {
     if (s->win != MPI_WIN_NULL) MPIX_Win_revoke(s->win);
 }
 
-/* recreate-copy's new window; the old one, revoked, is freed afterwards:
- * the patched MPI_Win_free completes without the dead. */
+/* recreate-copy's new window; the old one, revoked, is freed afterwards
+ * (on osc/sm): the patched MPI_Win_free completes without the dead. */
 const kvr_variant_ops kvr_proposed = {.detects = true, .retire = KVR_FREE_AFTER,
                                       .make = kvr_make_copy, .window_failed = window_failed,
                                       .revoke_window = revoke_window, .ft_rma = true};

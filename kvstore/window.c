@@ -14,6 +14,10 @@
 
 #include <stdlib.h>
 
+bool kvo_window_shm(const kv_store *s) {
+    return s->cfg.backend == KV_BACKEND_ALLOCATE && s->one_node;
+}
+
 void kvo_window_info(const kv_store *s, MPI_Info info) {
     MPI_Info_set(info, "accumulate_ordering", "none");
     /* The store's only atomics are 8-byte integer compare-and-swap and
@@ -27,7 +31,7 @@ void kvo_window_info(const kv_store *s, MPI_Info info) {
      * processor's on the mapped tables, kvo_map_shm), and the patched
      * osc/sm then does each with the processor's atomics too, without the
      * lock (patches/openmpi); stock osc/sm ignores the key. */
-    if (!s->one_node || (s->vt->ft_rma && s->cfg.backend == KV_BACKEND_ALLOCATE))
+    if (!s->one_node || (s->vt->ft_rma && kvo_window_shm(s)))
         MPI_Info_set(info, "acc_single_intrinsic", "true");
 }
 

@@ -17,7 +17,7 @@ declare -A SERIES=(
   [0006-ftmpi-failure-notices]="ompi/communicator/ft/comm_ft.c ompi/errhandler/errhandler.c"
   [0007-btl-tcp-no-sigpipe]="opal/mca/btl/tcp/btl_tcp.c opal/mca/btl/tcp/btl_tcp_endpoint.c opal/mca/btl/tcp/btl_tcp_frag.c"
   [0008-prrte-fence-without-dead-nodes]="3rd-party/prrte/src/mca/grpcomm/base/grpcomm_base_stubs.c"
-  [0009-comm-cid-after-failure]="ompi/communicator/comm_cid.c"
+  [0009-comm-cid-after-failure]="ompi/communicator/comm_cid.c ompi/communicator/comm_init.c ompi/communicator/communicator.h"
   [0010-coll-han-off-under-ft]="ompi/mca/coll/han/coll_han_module.c"
 )
 listed=" "

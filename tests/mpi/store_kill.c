@@ -36,6 +36,7 @@
  * run: 6 allocate online 3 2 0 rerep:exchange
  * run: 4 create online 2 1
  * run: 5 create online 3 2 0 rerep:windows
+ * run: 6 create online 3 2 0 rerep:made
  *
  * Arguments: backend variant r kills [spares] [seq|rerep|rerep:POINT|idle|seq-idle|node|node-idle]; $KV_TEST_SEED
  * varies the victims and the moments (the soak target, experiments/bench/soak.sh).
