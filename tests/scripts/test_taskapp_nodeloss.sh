@@ -39,11 +39,13 @@ KVRUN_STACKS=$KV_CLUSTER_DIR/stacks.txt \
 timeout 120 "$KVRUN" --cluster --nodes 3 --ppn 2 --timeout 90 -- "$DRV" workload.kind=taskapp \
   workload.app=nqueens workload.size=15 store.variant=proposed store.backend=create store.replicas=3 \
   store.slots_per_rank=4096 driver.progress=0 driver.out="$OUT" \
-  "driver.failures=target=node:kvnode2; when=time:1.5" > "$KV_CLUSTER_DIR/run.log" 2>&1 \
+  "driver.failures=target=node:kvnode2; when=time:0.5" > "$KV_CLUSTER_DIR/run.log" 2>&1 \
   || fail "the run: $(tr -d '\000' < "$KV_CLUSTER_DIR/run.log" | grep -a 'kvrun:\|taskapp:' | tail -2)"
 python3 - "$OUT" <<'EOF' || exit 1
 import csv, json, os, sys
 m = json.load(open(os.path.join(sys.argv[1], "meta.json")))
+if not os.path.exists(os.path.join(sys.argv[1], "kills.csv")):  # 1.36 s once, with the kill at 1.5
+    sys.exit(f"FAIL: the run ended before the node was killed (no kills.csv; answer {m['taskapp']['answer']})")
 kills = [k for k in csv.DictReader(open(os.path.join(sys.argv[1], "kills.csv"))) if k["role"] == "rank"]
 if not (m["correct"] and m["taskapp"]["answer"][0] == 2279184 and m["node_loss"]):
     sys.exit(f"FAIL: answer {m['taskapp']['answer']}, correct {m['correct']}, node_loss {m['node_loss']}")
