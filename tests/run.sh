@@ -92,6 +92,14 @@ if want kvrun-hang; then
   unset KVRUN_TAG
 fi
 
+if want kvrun-crash; then
+  # Under --with-ft ulfm mpirun exits 0 although rank 1 died of SIGSEGV.
+  run_mpi kvrun-crash 2 30 --no-verdict -- "$B/tests/mpi/mpi_crash"
+  if [ "$rc" -eq 2 ] && grep -q 'CRASHED (a rank: Signal: Segmentation fault' <<<"$out"; then
+    record "kvrun --no-verdict reports a rank's crash as CRASHED" pass
+  else record "kvrun --no-verdict reports a rank's crash as CRASHED" fail "(rc $rc: $(tail -1 <<<"$out"))"; fi
+fi
+
 if compgen -G "$ROOT/tests/scripts/test_*.sh" >/dev/null; then
   echo "== script tests"
   for t in "$ROOT"/tests/scripts/test_*.sh; do
