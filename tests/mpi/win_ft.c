@@ -7,6 +7,7 @@
  * run: 4 allocate revoke
  * run: 4 create flush
  * run: 4 create atomic
+ * run: 4 create get
  * run: 4 create lock
  * run: 4 create free
  * run: 4 create revoke
@@ -21,6 +22,10 @@
  *   flush   put + MPI_Win_flush to the victim, repeated, ends in
  *           MPIX_ERR_PROC_FAILED or MPIX_ERR_REVOKED at every survivor;
  *   atomic  the same with MPI_Fetch_and_op;
+ *   get     the same with an MPI_Get of 96 bytes, as the store reads a
+ *           slot (osc/rdma retried a failing get for ever, and a survivor
+ *           spun in MPI_Get in 2 of about 80 soak runs of online there;
+ *           this case did not catch that timing in 5 runs before the fix);
  *   lock    (create only) the victim dies holding an exclusive lock on
  *           rank 0; every survivor's MPI_Win_lock on rank 0 returns such
  *           an error instead of waiting forever (osc/rdma's lock words do
@@ -84,14 +89,17 @@ static int failed_count(MPI_Win win) {
     return n;
 }
 
-/* Repeat one RMA operation on the victim until it fails; the error. */
-static int until_error(MPI_Win win, int victim, int atomic, double *ms) {
-    uint64_t one = 1, res = 0;
+/* Repeat one RMA operation on the victim until it fails; the error.
+ * op: 'f' put (scenario flush), 'a' fetch-and-op, 'g' a get of a slot's
+ * size, as the store reads. */
+static int until_error(MPI_Win win, int victim, char op, double *ms) {
+    uint64_t one = 1, res = 0, slot[12];
     double t0 = MPI_Wtime();
     int rc = MPI_SUCCESS;
     while (rc == MPI_SUCCESS && MPI_Wtime() - t0 < DEADLINE) {
-        rc = atomic ? MPI_Fetch_and_op(&one, &res, MPI_UINT64_T, victim, 0, MPI_SUM, win)
-                    : MPI_Put(&one, 1, MPI_UINT64_T, victim, 0, 1, MPI_UINT64_T, win);
+        rc = op == 'a' ? MPI_Fetch_and_op(&one, &res, MPI_UINT64_T, victim, 0, MPI_SUM, win)
+             : op == 'g' ? MPI_Get(slot, 12, MPI_UINT64_T, victim, 0, 12, MPI_UINT64_T, win)
+                         : MPI_Put(&one, 1, MPI_UINT64_T, victim, 0, 1, MPI_UINT64_T, win);
         if (rc == MPI_SUCCESS) rc = MPI_Win_flush(victim, win);
     }
     *ms = (MPI_Wtime() - t0) * 1e3;
@@ -181,11 +189,11 @@ int main(int argc, char **argv) {
 
     double ms = 0;
     int rc;
-    if (!strcmp(sc, "flush") || !strcmp(sc, "atomic")) {
+    if (!strcmp(sc, "flush") || !strcmp(sc, "atomic") || !strcmp(sc, "get")) {
         MPI_Win_lock_all(0, win);
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == victim) raise(SIGKILL);
-        rc = until_error(win, victim, sc[0] == 'a', &ms);
+        rc = until_error(win, victim, sc[0], &ms);
         KVT_CHECK(is_ft(rc));
         printf("[rank %d] %s: error class %d after %.1f ms\n", rank, sc, err_class(rc), ms);
         MPI_Win_unlock_all(win);
