@@ -147,12 +147,15 @@ int kvw_start(kv_store *s) {
     s->poll_every = (unsigned)s->cfg.poll_interval;
     s->poll_ns = kvw_run_ns();
     s->ops_since_poll = 0;
+    /* The dup is a collective over s->all: a failure inside it (a second
+     * one during recovery) is an interruption like any other. */
     if (s->watch == MPI_COMM_NULL) {
-        if (MPI_Comm_dup(s->all, &s->watch) != MPI_SUCCESS) return KV_ERR_MPI;
+        int rc = kvw_status(s, MPI_Comm_dup(s->all, &s->watch));
+        if (rc) return rc;
         MPI_Comm_set_errhandler(s->watch, MPI_ERRORS_RETURN);
     }
-    int rc = MPI_Irecv(&s->watch_buf, 1, MPI_INT, MPI_ANY_SOURCE, KVW_TAG, s->watch, &s->watch_req);
-    return rc == MPI_SUCCESS ? KV_OK : KV_ERR_MPI;
+    return kvw_status(s, MPI_Irecv(&s->watch_buf, 1, MPI_INT, MPI_ANY_SOURCE, KVW_TAG, s->watch,
+                                   &s->watch_req));
 }
 
 void kvw_stop(kv_store *s) {

@@ -362,7 +362,8 @@ int kvr_rereplicate(kv_store *s, kvr_ctx *c);
 int kvr_reconcile(kv_store *s, kvr_ctx *c);
 
 /* Fault-injection points for tests: when set, called with the name of each
- * point a recovery passes ("windows" before the new window is made, "made"
+ * point a recovery passes ("watchdog" before the new watchdog's
+ * communicator is made, "windows" before the new window is made, "made"
  * after it exists here and before the members agree on it, "rereplicate",
  * "exchange" (the scan's first chunk sent; without a scan, online, the
  * exchange of the homes a failure interrupted), "insert" (the scan's

@@ -375,9 +375,13 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     KVR_TRACE(s, "membership done");
     kvw_stop(s);
     s->failure_pending = false;
-    if (s->vt->detects && (rc = kvw_start(s))) return rc;
-    KVR_TRACE(s, "watchdog started");
-    if (s->my_id >= 0) {
+    /* A failure in the watchdog's dup goes to the agreement below with
+     * the rest: returned from here, it ended the recovery at every
+     * survivor with KV_ERR_MPI (a second kill at the same instant). */
+    KVR_POINT("watchdog");
+    rc = s->vt->detects ? kvw_start(s) : KV_OK;
+    KVR_TRACE(s, "watchdog started rc %d", rc);
+    if (rc == KV_OK && s->my_id >= 0) {
         KVR_POINT("windows");
         t = kv_clock_ns();
         /* The window outlives its dead (online, where it can), or a new one */

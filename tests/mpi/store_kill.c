@@ -37,6 +37,9 @@
  * run: 4 create online 2 1
  * run: 5 create online 3 2 0 rerep:windows
  * run: 6 create online 3 2 0 rerep:made
+ * run: 6 allocate recreate-copy 3 2 0 rerep:watchdog
+ * run: 6 allocate online 3 2 0 rerep:watchdog
+ * run: 6 create online 3 2 0 rerep:watchdog
  *
  * Arguments: backend variant r kills [spares] [seq|rerep|rerep:POINT|idle|seq-idle|node|node-idle]; $KV_TEST_SEED
  * varies the victims and the moments (the soak target, experiments/bench/soak.sh).
@@ -48,7 +51,8 @@
  * recovery from it, at a point drawn from the seed (see KVR_POINT): before
  * the new window is made, after it exists there and before the members
  * agree on it, before the re-replication scan, at its first send of a
- * chunk of copies, or at its first arrival, before inserting it; with r = 3 one copy of every
+ * chunk of copies, or at its first arrival, before inserting it ("rerep:watchdog", named
+ * only, dies before the collective that makes the new watchdog); with r = 3 one copy of every
  * pair survives both.  "node" kills every rank of one node other than rank
  * 0's at one moment, and the node's Open MPI daemon with them (run on
  * several hosts: tests/scripts/test_multihost.sh);
