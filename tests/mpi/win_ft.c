@@ -24,7 +24,8 @@
  *   atomic  the same with MPI_Fetch_and_op;
  *   get     the same with an MPI_Get of 96 bytes, as the store reads a
  *           slot (osc/rdma retried a failing get for ever, and a survivor
- *           spun in MPI_Get in 2 of 162 soak runs of online there;
+ *           spun in MPI_Get in 2 of 162 soak runs of online there,
+ *           results/bench/soak-logs/at-f7761e781338;
  *           this case did not catch that timing in 5 runs before the fix);
  *   lock    (create only) the victim dies holding an exclusive lock on
  *           rank 0; every survivor's MPI_Win_lock on rank 0 returns such
