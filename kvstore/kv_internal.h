@@ -248,6 +248,12 @@ void kvo_abandon(kv_store *s, MPI_Win win, void *mem);
  * is osc/rdma's, where an operation that a failure cut short can still
  * reach the window after recovery (kvr_windows, variant_online.c). */
 bool kvo_window_shm(const kv_store *s);
+/* Can the table's window outlive its dead (variant online keeps it)?
+ * osc/sm's, and with an Open MPI whose osc/rdma has per-target failure
+ * semantics, MPI_Win_create's, where every rank serves its own memory
+ * (MPI_Win_allocate's across nodes is served by each node's leader, and
+ * a leader killed alone would cut off its node's live ranks). */
+bool kvo_window_outlives(const kv_store *s);
 /* The info keys every window over a table gets. */
 void kvo_window_info(const kv_store *s, MPI_Info info);
 int kvo_map_ranks(kv_store *s);

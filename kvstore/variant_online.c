@@ -7,8 +7,9 @@
  * be done otherwise (recover.c, kvr_attempt): the survivors agree on who
  * failed (revoke, shrink, agree: every member must compute placement from
  * the same list), acknowledge the failures on the window they already
- * have (MPIX_Win_ack_failed, after which the patched osc/sm serves every
- * call that does not involve the dead as if nothing had happened), settle
+ * have (MPIX_Win_ack_failed, after which the patched osc/sm and osc/rdma
+ * serve every call that does not involve the dead as if nothing had
+ * happened), settle
  * the writes the failure interrupted and make the copies of their keys
  * equal (kvr_reconcile: a few probe windows, not the table).  Then they
  * serve again, while each member scans its own table a share at a time
@@ -32,11 +33,13 @@
  * pair whose old holders all died is copied on by every member that holds
  * it (push_slot).
  *
- * The window is kept where the patched Open MPI can do it: osc/sm, on one
- * node (MPI_Win_allocate).  Its osc/rdma (across nodes, or
- * MPI_Win_create) still fails every completion wait once anyone failed,
- * so there the windows phase makes a new window as proposed does, and
- * only re-replication runs in the background.
+ * The window is kept where the patched Open MPI can do it
+ * (kvo_window_outlives): osc/sm, on one node (MPI_Win_allocate), and
+ * osc/rdma over MPI_Win_create, whose puts, gets, atomics and flushes
+ * towards live targets go on after a failure.  With MPI_Win_allocate
+ * across nodes the windows phase makes a new window as proposed does
+ * (a node's leader serves its ranks' memory there), and only
+ * re-replication runs in the background.
  */
 #include "kv_internal.h"
 
@@ -67,9 +70,9 @@ typedef struct kvr_background {
 
 /* Keep the window: acknowledge every failure on it, once it knows every
  * member that the shrink left out.  1 when the window cannot outlive its
- * dead (not osc/sm). */
+ * dead. */
 static int keep(kv_store *s) {
-    if (!kvo_window_shm(s)) return 1;
+    if (!kvo_window_outlives(s)) return 1;
     int expect = s->nids - s->size, acked = 0;
     for (int n = 0; n < KVR_ACK_WAIT_MS * 1000 / KVW_DOZE_US; n++) {
         int rc = MPIX_Win_ack_failed(s->win, s->nids, &acked);
@@ -81,8 +84,8 @@ static int keep(kv_store *s) {
     return KV_ERR_MPI;
 }
 
-/* A window it cannot keep (osc/rdma) is abandoned, not freed: there the
- * patched completion waits give up on any failure, so an operation a peer
+/* A window it cannot keep (MPI_Win_allocate's osc/rdma across nodes) is
+ * abandoned, not freed: an operation a peer
  * gave up on can still arrive at the old window after recovery, and the
  * transport then serves it from the window's memory (btl/tcp's emulated
  * RDMA).  Freed, that memory crashed a survivor in 1 of 100 node losses

@@ -12,10 +12,19 @@
  */
 #include "kv_internal.h"
 
+#include <mpi-ext.h>
+
 #include <stdlib.h>
 
 bool kvo_window_shm(const kv_store *s) {
     return s->cfg.backend == KV_BACKEND_ALLOCATE && s->one_node;
+}
+
+bool kvo_window_outlives(const kv_store *s) {
+#ifdef OMPI_HAVE_OSC_RDMA_FT_PER_TARGET
+    if (s->cfg.backend == KV_BACKEND_CREATE) return true;
+#endif
+    return kvo_window_shm(s);
 }
 
 void kvo_window_info(const kv_store *s, MPI_Info info) {
@@ -26,12 +35,17 @@ void kvo_window_info(const kv_store *s, MPI_Info info) {
      * takes the target's accumulate lock around each (two more round
      * trips, and one lock per target that every writer and waiter queues
      * on): with 6 ranks on 3 hosts contended slot locks then timed out
-     * (docs/cluster.md).  On one node the lock is in shared memory: only
-     * variant proposed issues MPI atomics there (the others use the
-     * processor's on the mapped tables, kvo_map_shm), and the patched
-     * osc/sm then does each with the processor's atomics too, without the
-     * lock (patches/openmpi); stock osc/sm ignores the key. */
-    if (!s->one_node || (s->vt->ft_rma && kvo_window_shm(s)))
+     * (docs/cluster.md).  On one node the lock is in shared memory, and
+     * the variants on fault-tolerant RMA are the ones that say it there:
+     * the patched osc/sm then does each atomic with the processor's,
+     * without the lock (patches/openmpi; stock osc/sm ignores the key),
+     * and osc/rdma (MPI_Win_create) as one atomic at the target, outside
+     * the accumulate lock, whose waits give up on any failure (nothing
+     * tells its holder, live or dead): in a window that outlives its dead
+     * every atomic after the first failure would fail.  The others use
+     * the processor's atomics on the mapped tables (kvo_map_shm), or
+     * osc/rdma's lock on one node, as released. */
+    if (!s->one_node || s->vt->ft_rma)
         MPI_Info_set(info, "acc_single_intrinsic", "true");
 }
 

@@ -24,11 +24,19 @@
 # every window is osc/rdma, where a kill at a random instant hangs most
 # runs of the workaround variants (the hangs-rdma soak), so only the
 # variants on the fault-tolerant RMA run (proposed, online).
+# TIMELINE_BACKEND=create makes the store's windows with MPI_Win_create
+# (osc/rdma on one host too; variant online then keeps its window through
+# the failure, as it does on osc/sm), into timeline[-Nhosts]-create.csv;
+# there too only proposed and online run, osc/rdma being where the others
+# hang.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver
 HOSTS=${TIMELINE_HOSTS:-1}
+BACKEND=${TIMELINE_BACKEND:-allocate}
+case $BACKEND in allocate|create) ;; *) echo "bench_timeline: TIMELINE_BACKEND=$BACKEND: allocate or create" >&2; exit 2 ;; esac
 NAME=timeline; [ "$HOSTS" -gt 1 ] && NAME=timeline-${HOSTS}hosts
+[ "$BACKEND" = allocate ] || NAME=$NAME-$BACKEND
 OUT=${TIMELINE_CSV:-$ROOT/results/bench/$NAME.csv}
 REPS=${TIMELINE_REPS:-5} RANKS=${TIMELINE_RANKS:-4} SECS=${TIMELINE_SECONDS:-4} KILL_AT=${TIMELINE_KILL_AT:-2}
 VARIANTS=(recreate-copy recreate-inplace recreate-free spare proposed online)
@@ -36,8 +44,10 @@ PY=$(python3 "$ROOT/analysis/pyfind.py")  # a python3 with matplotlib (analysis/
 ROW=("$PY" "$ROOT/experiments/bench/timeline_row.py")
 CMD="TIMELINE_REPS=$REPS TIMELINE_RANKS=$RANKS TIMELINE_SECONDS=$SECS TIMELINE_KILL_AT=$KILL_AT"
 [ "$HOSTS" -gt 1 ] && CMD+=" TIMELINE_HOSTS=$HOSTS"
+[ "$BACKEND" = allocate ] || CMD+=" TIMELINE_BACKEND=$BACKEND"
 CMD+=" BENCH=timeline make bench"
 [ -x "$DRV" ] || { echo "bench_timeline: not built: $DRV (run make)" >&2; exit 1; }
+[ "$BACKEND" = create ] && VARIANTS=(proposed online)
 WHERE=() TMPD=${TMPDIR:-/tmp}
 if [ "$HOSTS" -gt 1 ]; then
   TMPD=$ROOT/build  # the hosts see the build directory (their /tmp is their own)
@@ -68,7 +78,7 @@ one() {  # VARIANT REP
   load=$(cut -d' ' -f1 /proc/loadavg)
   "$ROOT/scripts/kvrun" -n $((RANKS + sp)) "${WHERE[@]}" --timeout 120 -- "$DRV" workload.workload=a \
     workload.records=20000 workload.operations=0 workload.duration_s="$SECS" workload.value_bytes=64 \
-    store.max_value=64 store.slots_per_rank=32768 store.replicas=2 store.spares=$sp store.variant="$v" \
+    store.max_value=64 store.slots_per_rank=32768 store.replicas=2 store.spares=$sp store.variant="$v" store.backend="$BACKEND" \
     driver.progress=0 driver.bin_s=0.01 driver.out="$d" \
     driver.failures="target=random:1; allow_rank0=0; when=time:$KILL_AT; seed=$rep" > "$d/kvrun.log" 2>&1
   rc=$?
