@@ -872,6 +872,8 @@ TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery
           "multihost-node": lambda: multihost("multihost-node.csv"), "taskapp": taskapp, "loc": loc,
           "mpiprobe": mpiprobe, "silentnode": silentnode, "uct": uct, "progress": progress,
           "timeline": timeline, "timeline-3hosts": lambda: timeline("timeline-3hosts.csv"),
+          "timeline-create": lambda: timeline("timeline-create.csv"),
+          "timeline-3hosts-create": lambda: timeline("timeline-3hosts-create.csv"),
           "variants": variants, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc", "variants"}  # variants: its code columns
@@ -885,6 +887,7 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "multihost": "multihost.csv", "multihost-node": "multihost-node.csv", "taskapp": "taskapp.csv", "mpiprobe": "mpiprobe.csv",
            "silentnode": "silentnode.csv", "uct": "uct.csv", "progress": "progress.csv",
            "timeline": "timeline.csv", "timeline-3hosts": "timeline-3hosts.csv",
+           "timeline-create": "timeline-create.csv", "timeline-3hosts-create": "timeline-3hosts-create.csv",
            "variants": "timeline.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 

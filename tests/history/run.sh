@@ -35,7 +35,9 @@
 # lost (acknowledged data missing from the final reads), nonlinearizable,
 # divergent (kv_audit), failed (a FAIL verdict or no verdict), crashed (a
 # rank died of a signal it did not get from the killer: a survivor's crash,
-# which ULFM lets the job outlive, is named so, not by what it broke),
+# which ULFM lets the job outlive, is named so, not by what it broke; a
+# process of a node killed whole is a victim, whatever ends it:
+# scripts/crash-lines),
 # hung, aborted (the launcher ended the job: a lost daemon); orphans=N counts processes of the run left after it (must be 0).
 # Exit 0 for pass, 1 otherwise.
 set -uo pipefail
@@ -159,7 +161,9 @@ case $krc in
   4) outcome=aborted ;;
   3) outcome=hung ;;
   2) outcome=crashed ;;
-  *) if grep -rqs 'Process received signal' "$OUT/kvrun.log" "$OUT/ranks"; then outcome=crashed
+  *) mapfile -t rank_logs < <(find "$OUT/ranks" -type f 2>/dev/null)
+     if "$ROOT/scripts/crash-lines" "$OUT/kvrun.log" "${rank_logs[@]}" > /dev/null; then
+       outcome=crashed
      elif [ "$crc" -ne 0 ] && grep -q 'NOT linearizable' "$OUT/check.log"; then
        if grep -q '^lost' "$OUT/check.log"; then outcome=lost; else outcome=nonlinearizable; fi
      elif [ -n "$(field divergent)" ] && [ "$(field divergent)" != 0 ]; then outcome=divergent

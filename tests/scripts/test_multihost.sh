@@ -86,8 +86,8 @@ case_() {
     -- "$B/tests/mpi/$1" "${@:2}" >"$LOG/$name.log" 2>&1
   local rc=$? last
   last=$(tr -d '\000' <"$LOG/$name.log" | tail -1)
-  if [ "$rc" -eq 0 ] && grep -aq 'Process received signal' "$LOG/$name.log"; then
-    rc=1 last="a process crashed (after the verdict?): $(grep -a -m1 -B2 'Process received signal' "$LOG/$name.log" | head -1)"
+  if [ "$rc" -eq 0 ] && "$ROOT/scripts/crash-lines" "$LOG/$name.log" > "$LOG/$name.crashes"; then
+    rc=1 last="a process crashed (after the verdict?): $(head -1 "$LOG/$name.crashes")"
   fi
   if [ "$rc" -eq 0 ]; then say "ok    $name ($((SECONDS - t)) s)"
   else FAILED+=("$name"); say "FAIL  $name: $last"; fi
