@@ -24,6 +24,8 @@
 #                 MH_SCENARIO=node loses a whole node instead (run.sh's
 #                 scenario node: a host's ranks and daemon, 6 ranks, 2 a
 #                 host; needs the probe's node_loss to say `survives`).
+#                 MH_BACKEND=create makes the windows with MPI_Win_create
+#                 (variant online then keeps its window through the loss).
 #                 MH_PARTS=soak alone resumes a file of the same header
 #                 (the seeds done are skipped), and MINUTES (0: no limit)
 #                 stops it between runs, so it goes in chunks.
@@ -53,9 +55,12 @@ VARIANTS=${MH_VARIANTS:-recreate-copy recreate-inplace recreate-free spare propo
 REPS=${MH_REPS:-3} OPS=${MH_OPS:-2000} PAIRS=${MH_PAIRS:-2000}
 RECOVERY_REPS=${MH_RECOVERY_REPS:-5} RUNS=${MH_RUNS:-50} TIMEOUT=${MH_TIMEOUT:-40}
 SCENARIO=${MH_SCENARIO:-single}
+SOAK_BACKEND=${MH_BACKEND:-allocate}
+case $SOAK_BACKEND in allocate|create) ;; *) echo "bench_multihost: MH_BACKEND allocate or create" >&2; exit 2 ;; esac
 case $SCENARIO in single) NP=() ;; node) NP=(--np 6) ;; *) echo "bench_multihost: MH_SCENARIO single or node" >&2; exit 2 ;; esac
 HEADER=kind,hosts,ranks,variant,backend,repetition,operation,store_us,raw_us,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,lost,outcome,seconds
 CMD="MH_PARTS='$PARTS' MH_VARIANTS='$VARIANTS' MH_REPS=$REPS MH_OPS=$OPS MH_PAIRS=$PAIRS MH_RECOVERY_REPS=$RECOVERY_REPS MH_RUNS=$RUNS MH_TIMEOUT=$TIMEOUT MH_SCENARIO=$SCENARIO BENCH=multihost make bench"
+[ "$SOAK_BACKEND" = allocate ] || CMD="MH_BACKEND=$SOAK_BACKEND $CMD"
 want() { [[ " $PARTS " == *" $1 "* ]]; }
 
 [ "$(id -u)" -eq 0 ] || { echo "bench_multihost: needs root (network namespaces)" >&2; exit 1; }
@@ -149,25 +154,26 @@ recovery_point() {  # HOSTS VARIANT REP
 soak_point() {  # VARIANT SEED
   local v=$1 sp=0 t0 line o get
   [ "$v" = spare ] && sp=1
-  grep -q "^soak,3,[^,]*,$v,allocate,$2,$SCENARIO," "$OUT" && return  # done before: resume
+  grep -q "^soak,3,[^,]*,$v,$SOAK_BACKEND,$2,$SCENARIO," "$OUT" && return  # done before: resume
   if [ "$STOP" -gt 0 ] && [ "$(date +%s)" -ge "$STOP" ]; then
     echo "bench_multihost: stopped after $MINUTES minutes; the same command resumes"
     return
   fi
   if [ -n "$(unsupported "$v")" ]; then
-    echo "soak,3,NA,$v,allocate,$2,$SCENARIO,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,unsupported,NA" | tee -a "$OUT"
+    echo "soak,3,NA,$v,$SOAK_BACKEND,$2,$SCENARIO,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,unsupported,NA" | tee -a "$OUT"
     return
   fi
   t0=$(date +%s%N)
-  line=$(KV_CLUSTER=1 PRTE_MCA_rmaps_default_mapping_policy=node bash "$ROOT/tests/history/run.sh" --backend allocate --variant "$v" --r 2 \
+  line=$(KV_CLUSTER=1 PRTE_MCA_rmaps_default_mapping_policy=node bash "$ROOT/tests/history/run.sh" --backend "$SOAK_BACKEND" --variant "$v" --r 2 \
          --spares "$sp" --scenario "$SCENARIO" "${NP[@]}" --seconds 1.5 --seed "$2" --timeout "$TIMEOUT" \
          --out "$TMP/soak")
   o=$(sed -n 's/.*outcome=\([a-z]*\).*/\1/p' <<<"$line")
   get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
-  echo "soak,3,$(get ranks),$v,allocate,$2,$SCENARIO,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,${o:-error},$(secs "$(ms_since "$t0")")" | tee -a "$OUT"
+  echo "soak,3,$(get ranks),$v,$SOAK_BACKEND,$2,$SCENARIO,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,${o:-error},$(secs "$(ms_since "$t0")")" | tee -a "$OUT"
   if [ "${o:-error}" != pass ]; then  # keep the evidence
     mkdir -p "$(dirname "$OUT")/multihost-logs"
     local tag=$v; [ "$SCENARIO" = single ] || tag=$v-$SCENARIO
+    [ "$SOAK_BACKEND" = allocate ] || tag=$tag-$SOAK_BACKEND
     rm -rf "$(dirname "$OUT")/multihost-logs/$tag-seed$2"
     mv "$TMP/soak" "$(dirname "$OUT")/multihost-logs/$tag-seed$2"
   fi
