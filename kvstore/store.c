@@ -192,6 +192,12 @@ int kv_close(kv_store *s) {
     if (s->nspares > 0 && !s->spare) kvr_release_spares(s);
     kvw_stop(s);
     if (s->win != MPI_WIN_NULL) {
+        /* A window kept through a failure (online) is freed without the
+         * barrier MPI_Win_free has, which the patched Open MPI skips once
+         * a member failed: without this one a member could free its table
+         * while another still writes to it, and osc/rdma would serve that
+         * write from freed memory. */
+        if (s->vt->keep && s->epoch > 0 && !s->spare && s->comm != MPI_COMM_NULL) MPI_Barrier(s->comm);
         MPI_Win_unlock_all(s->win);
         if (MPI_Win_free(&s->win) != MPI_SUCCESS) rc = KV_ERR_MPI;
     }

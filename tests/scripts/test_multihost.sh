@@ -27,7 +27,12 @@
 #   variant online: a single kill and a node loss (store_kill), and a
 #     node loss judged by the history checker (tests/history/run.sh
 #     --scenario node: 6 ranks, 2 a host, a host's ranks and daemon killed
-#     by kv_inject at a random instant).
+#     by kv_inject at a random instant), with each backend (over
+#     MPI_Win_create online keeps its window through the loss);
+#   the per-target rules of the patched osc/rdma across hosts (win_ack
+#     create on, 4 ranks spread over the hosts, the last one killed;
+#     without its MPI_Win_lock_all with locks, whose lock words across
+#     nodes still give up once anyone failed).
 # No process of a run may die of a signal it was not sent, before its
 # verdict or after (a survivor's MPI_Finalize too: every survivor of a node
 # loss aborted there, in coll/han, before patch 0010).
@@ -119,4 +124,6 @@ case_ store_lockbreak-proposed "-n 4" store_lockbreak create proposed
 case_ store_kill-online-single "--ppn 1" store_kill create online 2 1
 case_ store_kill-online-node "--ppn 2" store_kill create online 2 0 0 node
 history history-online-node --variant online --scenario node --np 6 --r 2 --seconds 1.5 --seed 3
+history history-online-node-create --variant online --backend create --scenario node --np 6 --r 2 --seconds 1.5 --seed 3
+case_ win_ack-create "-n 4" win_ack create on nolocks
 [ ${#FAILED[@]} -eq 0 ]
