@@ -197,7 +197,8 @@ int kv_close(kv_store *s) {
          * a member failed: without this one a member could free its table
          * while another still writes to it, and osc/rdma would serve that
          * write from freed memory. */
-        if (s->vt->keep && s->epoch > 0 && !s->spare && s->comm != MPI_COMM_NULL) MPI_Barrier(s->comm);
+        if (s->vt->keep && kvo_window_outlives(s) && s->epoch > 0 && !s->spare && s->comm != MPI_COMM_NULL)
+            MPI_Barrier(s->comm);
         MPI_Win_unlock_all(s->win);
         if (MPI_Win_free(&s->win) != MPI_SUCCESS) rc = KV_ERR_MPI;
     }
