@@ -40,9 +40,8 @@ void kvo_window_info(const kv_store *s, MPI_Info info) {
      * the patched osc/sm then does each atomic with the processor's,
      * without the lock (patches/openmpi; stock osc/sm ignores the key),
      * and osc/rdma (MPI_Win_create) as one atomic at the target, outside
-     * the accumulate lock, whose waits give up on any failure (nothing
-     * tells its holder, live or dead): in a window that outlives its dead
-     * every atomic after the first failure would fail.  The others use
+     * the accumulate lock (which the patched osc/rdma hands on when its
+     * holder dies, but which costs two more round trips).  The others use
      * the processor's atomics on the mapped tables (kvo_map_shm), or
      * osc/rdma's lock on one node, as released. */
     if (!s->one_node || s->vt->ft_rma)

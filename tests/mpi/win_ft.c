@@ -8,7 +8,6 @@
  * run: 4 create flush
  * run: 4 create atomic
  * run: 4 create get
- * run: 4 create lock
  * run: 4 create free
  * run: 4 create revoke
  * run: 4 allocate stock
@@ -27,11 +26,6 @@
  *           spun in MPI_Get in 2 of 162 soak runs of online there,
  *           results/bench/soak-logs/at-f7761e781338;
  *           this case did not catch that timing in 5 runs before the fix);
- *   lock    (create only) the victim dies holding an exclusive lock on
- *           rank 0; every survivor's MPI_Win_lock on rank 0 returns such
- *           an error instead of waiting forever (osc/rdma's lock words do
- *           not name their holders yet; osc/sm's do, and hand the lock on:
- *           win_lock.c);
  *   free    rank 0 sees the victim in MPIX_Win_get_failed and revokes the
  *           window; every survivor sees MPIX_Win_is_revoked, and
  *           MPI_Win_free returns MPI_SUCCESS without the dead;
@@ -198,22 +192,6 @@ int main(int argc, char **argv) {
         KVT_CHECK(is_ft(rc));
         printf("[rank %d] %s: error class %d after %.1f ms\n", rank, sc, err_class(rc), ms);
         MPI_Win_unlock_all(win);
-        KVT_CHECK_RC(MPI_Win_free(&win), MPI_SUCCESS);
-    } else if (!strcmp(sc, "lock")) {
-        if (rank == victim) MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (rank == victim) raise(SIGKILL);
-        double t0 = MPI_Wtime();
-        rc = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
-        if (rc == MPI_SUCCESS) {  /* osc/rdma may take the lock lazily: use it */
-            uint64_t one = 1;
-            rc = MPI_Put(&one, 1, MPI_UINT64_T, 0, 8, 1, MPI_UINT64_T, win);
-            if (rc == MPI_SUCCESS) rc = MPI_Win_flush(0, win);
-            if (rc == MPI_SUCCESS) rc = MPI_Win_unlock(0, win);
-        }
-        ms = (MPI_Wtime() - t0) * 1e3;
-        KVT_CHECK(is_ft(rc));
-        printf("[rank %d] lock: error class %d after %.1f ms\n", rank, err_class(rc), ms);
         KVT_CHECK_RC(MPI_Win_free(&win), MPI_SUCCESS);
     } else if (!strcmp(sc, "free")) {
         MPI_Win_lock_all(0, win);

@@ -7,8 +7,15 @@
  * run: 4 allocate claimed-writer
  * run: 4 allocate claimed-reader
  * run: 4 allocate accumulate
+ * run: 4 create exclusive
+ * run: 4 create shared
+ * run: 4 create claimed-writer
+ * run: 4 create claimed-reader
+ * run: 4 create accumulate
  *
- * Arguments: backend (allocate: MPI_Win_allocate, osc/sm on one node) and
+ * Arguments: backend (allocate: MPI_Win_allocate, osc/sm on one node;
+ * create: MPI_Win_create, osc/rdma, whose lock words live in each target's
+ * state and are reached by atomics, through the network across hosts) and
  * where the victim (the last rank) dies by SIGKILL, on rank 0's locks:
  *   exclusive, shared  holding that lock;
  *   claimed-writer  inside its MPI_Win_lock(EXCLUSIVE), having claimed the
@@ -79,7 +86,10 @@ static int victim_known(MPI_Win win) {
 
 int main(int argc, char **argv) {
     kvt_init(&argc, &argv);
-    if (argc < 3) { fprintf(stderr, "usage: win_lock allocate exclusive|shared\n"); return 2; }
+    if (argc < 3 || (strcmp(argv[1], "allocate") && strcmp(argv[1], "create"))) {
+        fprintf(stderr, "usage: win_lock allocate|create exclusive|shared|claimed-writer|claimed-reader|accumulate\n");
+        return 2;
+    }
     const char *sc = argv[2];
     int exclusive = strcmp(sc, "exclusive") == 0, acc = strcmp(sc, "accumulate") == 0;
     int rank, size;
@@ -91,7 +101,13 @@ int main(int argc, char **argv) {
 
     MPI_Win win;
     uint64_t *mem = NULL;
-    MPI_Win_allocate(64, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    if (!strcmp(argv[1], "create")) {
+        mem = malloc(64);
+        KVT_CHECK(mem != NULL);
+        MPI_Win_create(mem, 64, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else {
+        MPI_Win_allocate(64, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    }
     memset(mem, 0, 64);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -169,6 +185,7 @@ int main(int argc, char **argv) {
     /* 4. */
     MPI_Barrier(survivors);
     KVT_CHECK_RC(MPI_Win_free(&win), MPI_SUCCESS);
+    if (!strcmp(argv[1], "create")) free(mem);
     int bad = kvt_finish(survivors, "win_lock");
     MPI_Finalize();
     return bad ? 1 : 0;

@@ -30,9 +30,9 @@
 #     by kv_inject at a random instant), with each backend (over
 #     MPI_Win_create online keeps its window through the loss);
 #   the per-target rules of the patched osc/rdma across hosts (win_ack
-#     create on, 4 ranks spread over the hosts, the last one killed;
-#     without its MPI_Win_lock_all with locks, whose lock words across
-#     nodes still give up once anyone failed).
+#     create on, 4 ranks spread over the hosts, the last one killed), and
+#     its locks that name their holders, reached through the network by
+#     two of the three survivors (win_lock create, each of its cases).
 # No process of a run may die of a signal it was not sent, before its
 # verdict or after (a survivor's MPI_Finalize too: every survivor of a node
 # loss aborted there, in coll/han, before patch 0010).
@@ -125,5 +125,8 @@ case_ store_kill-online-single "--ppn 1" store_kill create online 2 1
 case_ store_kill-online-node "--ppn 2" store_kill create online 2 0 0 node
 history history-online-node --variant online --scenario node --np 6 --r 2 --seconds 1.5 --seed 3
 history history-online-node-create --variant online --backend create --scenario node --np 6 --r 2 --seconds 1.5 --seed 3
-case_ win_ack-create "-n 4" win_ack create on nolocks
+case_ win_ack-create "-n 4" win_ack create on
+for sc in exclusive shared claimed-writer claimed-reader accumulate; do
+  case_ "win_lock-create-$sc" "-n 4" win_lock create "$sc"
+done
 [ ${#FAILED[@]} -eq 0 ]
