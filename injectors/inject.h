@@ -59,6 +59,9 @@ typedef enum kvi_when_kind {
 /* A parsed spec.  Plain data (no pointers): copy it freely, nothing to free. */
 typedef struct kvi_spec {
     int signal;                    /* SIGKILL, SIGTERM, SIGSEGV or SIGSTOP */
+    double for_s;                  /* SIGSTOP only: > 0, a straggler: the victims are
+                                      continued (SIGCONT) this long after they were
+                                      stopped; 0, stopped for good */
     kvi_target_kind target;
     int listed[KVI_MAX_LISTED];    /* KVI_TARGET_RANKS: the ranks, distinct */
     int nlisted;
@@ -111,6 +114,8 @@ typedef struct kvi_event {
     kvi_at_kind kind;
     long long at_ops;         /* KVI_AT_OPS; -1 otherwise */
     double at_time_s;         /* KVI_AT_TIME; -1 otherwise */
+    double resume_s;          /* > 0: a stopped victim gets SIGCONT this long after its
+                                 SIGSTOP (the spec's for=); 0 otherwise */
 } kvi_event;
 
 /* A drawn schedule: events in firing order (event index ascending). */
@@ -138,7 +143,8 @@ int kvi_hostname(char *buf, size_t len);
 int kvi_host_is_local(const char *host);
 
 /* kvi_signal_name: "KILL", "TERM", "SEGV", "STOP" for the four injector
- * signals, "?" for any other.  Static string: do not free. */
+ * signals, "CONT" for the end of a straggler's stop (the log's), "?" for
+ * any other.  Static string: do not free. */
 const char *kvi_signal_name(int sig);
 
 /* kvi_role_name: "rank", "daemon", "daemon-parent"; "?" for any other. */
@@ -189,9 +195,10 @@ int kvi_schedule_build(const kvi_spec *spec, const kvi_rank_info *ranks, int nra
                        int max_simultaneous, kvi_schedule *out, char *err, size_t errlen);
 
 /* kvi_schedule_write_csv: write the schedule to f, header first:
- *   event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s,role
+ *   event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s,role,for_s
  * when_kind is "ops" or "time"; the column that does not apply is empty;
- * role is kvi_role_name's.
+ * role is kvi_role_name's; for_s is the stop's length (empty unless the
+ * spec's for=).
  * Returns 0, or -1 if a write failed (errno). */
 int kvi_schedule_write_csv(const kvi_schedule *s, FILE *f);
 
@@ -261,7 +268,10 @@ kvi_inproc *kvi_inproc_start(const kvi_schedule *s, int my_rank, double run_star
  * read every 64th call only, so time events fire up to 64 operations late.
  * When an event is due it logs the kill (a failed log is reported on
  * stderr, and the kill goes ahead) and sends the signal to this process;
- * with SIGKILL it does not return.  p may be NULL (then it does nothing). */
+ * with SIGKILL it does not return.  A stop with resume_s starts a helper
+ * (/bin/sh, by posix_spawn: no fork of this process) that continues the
+ * victims resume_s later, and logs their CONT lines once this process
+ * runs again.  p may be NULL (then it does nothing). */
 void kvi_inproc_tick(kvi_inproc *p, long long ops_done);
 
 /* kvi_inproc_pending: events of this rank not fired yet (0 for NULL). */

@@ -16,12 +16,18 @@
  * pids the schedule got from the rank table).  The events of one failure
  * event fire together through kvi_kill_group (one logged write, then
  * consecutive kill(2) calls), this process last: with SIGKILL the call
- * never returns; with SIGSTOP it returns when someone sends SIGCONT.
+ * never returns; with SIGSTOP it returns when someone sends SIGCONT.  A
+ * straggler's stop (resume_s > 0) is that someone: a /bin/sh started with
+ * posix_spawn before the signals sleeps resume_s and continues every
+ * victim (posix_spawn, not fork: a forked copy of a rank would share its
+ * pages copy-on-write, which breaks memory registered with an InfiniBand
+ * NIC); the CONT lines are logged when this process runs again.
  */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +108,20 @@ kvi_inproc *kvi_inproc_start(const kvi_schedule *s, int my_rank, double run_star
     return p;
 }
 
+extern char **environ;
+
+/* A straggler's end: "sleep S; kill -CONT PIDS" in a shell of its own. */
+static int spawn_resumer(const kvi_event *g, int k) {
+    char cmd[64 + 12 * 256];
+    int n = snprintf(cmd, sizeof cmd, "sleep %.6f; exec kill -CONT", g[0].resume_s);
+    for (int i = 0; i < k && n < (int)sizeof cmd - 12; i++)
+        if (g[i].pid > 0) n += snprintf(cmd + n, sizeof cmd - (size_t)n, " %d", g[i].pid);
+    if (k > 256) return -1;
+    char *argv[] = {"sh", "-c", cmd, NULL};
+    pid_t pid;
+    return posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ) == 0 ? 0 : -1;
+}
+
 /* The n events of one failure event: the others first, this process last. */
 static void fire(kvi_inproc *p, const kvi_event *evs, int n) {
     kvi_event *g = malloc((size_t)n * sizeof *g);
@@ -127,11 +147,28 @@ static void fire(kvi_inproc *p, const kvi_event *evs, int n) {
         if (g[i].pid <= 0)
             fprintf(stderr, "kvi_inproc: event %d: no pid for %s %d on %s: not killed\n",
                     g[i].index, kvi_role_name(g[i].role), g[i].rank, g[i].host);
+    int resume = g[0].signal == SIGSTOP && g[0].resume_s > 0;
+    if (resume && spawn_resumer(g, k) != 0) {   /* nobody would continue them: no stop */
+        fprintf(stderr, "kvi_inproc: event %d: cannot start the process that would continue "
+                "the stopped (%s): not stopped\n", g[0].index, strerror(errno));
+        free(g);
+        free(err);
+        return;
+    }
     /* All on this node: the schedule gave this rank its own node's kills. */
     if (kvi__kill_group(g, k, p->log_path, err, NULL, 1) < 0 && p->log_path) {
         fprintf(stderr, "kvi_inproc: rank %d: cannot log the kill to %s (%s); killing anyway\n",
                 g[k - 1].by_rank, p->log_path, strerror(errno));
         kvi__kill_group(g, k, NULL, err, NULL, 1);
+    }
+    if (resume && self >= 0 && p->log_path) {   /* running again: the stop is over */
+        for (int i = 0; i < k; i++) {
+            g[i].signal = SIGCONT;
+            err[i] = !err[i];   /* now: stopped, so continued */
+        }
+        if (kvi__log_lines(p->log_path, g, k, err, NULL) != 0)
+            fprintf(stderr, "kvi_inproc: cannot log the end of a stop to %s: %s\n", p->log_path,
+                    strerror(errno));
     }
     free(g);
     free(err);

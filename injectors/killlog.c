@@ -59,6 +59,7 @@ const char *kvi_signal_name(int sig) {
     case SIGTERM: return "TERM";
     case SIGSEGV: return "SEGV";
     case SIGSTOP: return "STOP";
+    case SIGCONT: return "CONT";
     default: return "?";
     }
 }

@@ -6,7 +6,10 @@
  * first kill, then sleeps on CLOCK_REALTIME (absolute deadlines, so errors
  * do not accumulate) until each event's moment and kills its victims with
  * kvi_kill_group, which sends the kills of an event back to back and then
- * logs them (a node loss: the node's daemon processes and ranks).
+ * logs them (a node loss: the node's daemon processes and ranks).  A
+ * straggler's stop (the spec's for=) is ended the same way: SIGCONT to the
+ * same victims at its moment plus its length, logged as CONT lines; the
+ * ends and the later events go out in the order of their moments.
  * Only time-based schedules can be run from outside: operation counts live
  * inside the ranks, so `when=ops:N` is refused with a pointer to the
  * in-process form.  `kv_inject --publish DIR -- PROGRAM` is the other end:
@@ -18,6 +21,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,13 +224,62 @@ static int run_event(const kvi_event *ev, int n, double start, const char *log) 
     return failed;
 }
 
+/* The stops begun and not ended yet: events [first, first + n) of s. */
+typedef struct stops {
+    int *first, *n, count;
+} stops;
+
+/* End every stop due by `until` (HUGE_VAL: all), earliest first. */
+static int end_stops(const kvi_schedule *s, stops *st, double start, double until, const char *log) {
+    int failed = 0;
+    for (;;) {
+        int best = -1;
+        for (int k = 0; k < st->count; k++) {
+            const kvi_event *e = &s->events[st->first[k]];
+            if (best < 0 || e->at_time_s + e->resume_s <
+                                s->events[st->first[best]].at_time_s + s->events[st->first[best]].resume_s)
+                best = k;
+        }
+        if (best < 0) return failed;
+        const kvi_event *e = &s->events[st->first[best]];
+        if (e->at_time_s + e->resume_s > until) return failed;
+        int n = st->n[best];
+        kvi_event *cont = malloc((size_t)n * sizeof *cont);
+        if (!cont) return failed + n;
+        for (int i = 0; i < n; i++) {
+            cont[i] = e[i];
+            cont[i].signal = SIGCONT;
+            cont[i].at_time_s = e[i].at_time_s + e[i].resume_s;
+        }
+        failed += run_event(cont, n, start, log);
+        free(cont);
+        st->first[best] = st->first[--st->count];
+        st->n[best] = st->n[st->count];
+    }
+}
+
 static int run_kills(const kvi_schedule *s, double start, const char *log) {
     int failed = 0;
+    stops st = {calloc((size_t)s->nevents + 1, sizeof(int)), calloc((size_t)s->nevents + 1, sizeof(int)), 0};
+    if (!st.first || !st.n) {
+        free(st.first);
+        free(st.n);
+        fprintf(stderr, "kv_inject: out of memory\n");
+        return 1;
+    }
     for (int i = 0, j; i < s->nevents; i = j) {
         j = i + 1;
         while (j < s->nevents && s->events[j].index == s->events[i].index) j++;
+        failed += end_stops(s, &st, start, s->events[i].at_time_s, log);
         failed += run_event(&s->events[i], j - i, start, log);
+        if (s->events[i].signal == SIGSTOP && s->events[i].resume_s > 0) {
+            st.first[st.count] = i;
+            st.n[st.count++] = j - i;
+        }
     }
+    failed += end_stops(s, &st, start, HUGE_VAL, log);
+    free(st.first);
+    free(st.n);
     return failed ? 1 : 0;
 }
 

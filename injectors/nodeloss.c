@@ -110,7 +110,7 @@ static int check_node_limits(const kvi_spec *s, const nodes *nd, const int *chos
                              int nranks, int max_sim, char *err, size_t len) {
     int lost = 0;
     for (int e = 0; e < s->count; e++) lost += nd->size[chosen[e]];
-    if (s->force) return 0;
+    if (s->force || s->for_s > 0) return 0;   /* a straggler node loses nothing */
     if (max_sim < 1)
         return kvu_fail(err, len, "target: a node would die at once but the store survives "
                          "at most %d simultaneous losses (max_simultaneous); set force=1 to "

@@ -15,6 +15,7 @@
  * (max_simultaneous at once, nranks-1 in total) unless forced.
  */
 #include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,10 +106,11 @@ static int pick_random(const kvi_spec *s, kvi_rng *rng, int nranks, int *victims
     return 0;
 }
 
-/* What the store survives, unless force=1. */
+/* What the store survives, unless force=1 (a straggler, for=, loses
+ * nothing: no limit). */
 static int check_limits(const kvi_spec *s, int at_once, int total, int nranks, int max_sim,
                         char *err, size_t len) {
-    if (s->force) return 0;
+    if (s->force || s->for_s > 0) return 0;
     if (at_once > max_sim)
         return kvu_fail(err, len, "target: %d ranks would die at once but the store survives "
                          "at most %d simultaneous losses (max_simultaneous); set force=1 to "
@@ -133,6 +135,7 @@ void kvi__set_moment(const kvi_spec *s, kvi_rng *rng, int e, double *t, kvi_even
     memset(ev, 0, sizeof *ev);   /* whole, padding too: equal schedules compare equal */
     ev->at_ops = -1;
     ev->at_time_s = -1;
+    ev->resume_s = s->signal == SIGSTOP ? s->for_s : 0;
     if (s->when == KVI_WHEN_OPS) {
         ev->kind = KVI_AT_OPS;
         ev->at_ops = (long long)(e + 1) * s->ops;
@@ -183,8 +186,11 @@ static int per_event_victims(const kvi_spec *s, const kvi_rank_info *ranks, int 
 
 /* A spec built by hand, not by kvi_spec_parse, gets the parser's limits here. */
 static int check_spec(const kvi_spec *s, char *err, size_t len) {
-    if (strcmp(kvi_signal_name(s->signal), "?") == 0)
+    if (strcmp(kvi_signal_name(s->signal), "?") == 0 || s->signal == SIGCONT)
         return kvu_fail(err, len, "signal: %d is not KILL, TERM, SEGV or STOP", s->signal);
+    if (!(s->for_s >= 0) || (s->for_s > 0 && s->signal != SIGSTOP))
+        return kvu_fail(err, len, "for: %g is invalid (a stop's length, with signal=STOP only)",
+                        s->for_s);
     if ((s->target == KVI_TARGET_RANKS && (s->nlisted < 1 || s->nlisted > KVI_MAX_LISTED)) ||
         (s->target == KVI_TARGET_RANDOM && s->random_k < 1) ||
         (s->target == KVI_TARGET_HOST && !kvi__valid_host(s->host)) ||
@@ -247,14 +253,16 @@ int kvi_schedule_build(const kvi_spec *spec, const kvi_rank_info *ranks, int nra
 
 int kvi_schedule_write_csv(const kvi_schedule *s, FILE *f) {
     if (!s || !f) return -1;
-    fprintf(f, "event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s,role\n");
+    fprintf(f, "event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s,role,for_s\n");
     for (int i = 0; i < s->nevents; i++) {
         const kvi_event *e = &s->events[i];
         fprintf(f, "%d,%d,%d,%s,%s,", e->index, e->rank, e->pid, e->host,
                 kvi_signal_name(e->signal));
         if (e->kind == KVI_AT_OPS) fprintf(f, "ops,%lld,", e->at_ops);
         else fprintf(f, "time,,%.6f", e->at_time_s);
-        fprintf(f, ",%s\n", kvi_role_name(e->role));
+        fprintf(f, ",%s,", kvi_role_name(e->role));
+        if (e->resume_s > 0) fprintf(f, "%.6f", e->resume_s);
+        fprintf(f, "\n");
     }
     return fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }

@@ -172,6 +172,18 @@ static int parse_seed(const char *v, kvi_spec *s, char *err, size_t len) {
     return 0;
 }
 
+#define MAX_FOR_S 86400.0       /* the longest stop (a day) */
+
+static int parse_for(const char *v, kvi_spec *s, char *err, size_t len) {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || *end || !(x > 0 && x <= MAX_FOR_S))
+        return kvu_fail(err, len, "for: '%s' is not a number of seconds in (0, %.0f]", v, MAX_FOR_S);
+    s->for_s = x;
+    return 0;
+}
+
 static int parse_flag(const char *name, const char *v, int *out, char *err, size_t len) {
     if (strcmp(v, "0") && strcmp(v, "1"))
         return kvu_fail(err, len, "%s: '%s' is not 0 or 1", name, v);
@@ -195,7 +207,7 @@ static const struct {
 } items[] = {
     {"signal", parse_signal}, {"target", parse_target}, {"when", parse_when},
     {"count", parse_count},   {"spread", parse_spread}, {"seed", parse_seed},
-    {"force", parse_force},   {"allow_rank0", parse_rank0},
+    {"force", parse_force},   {"allow_rank0", parse_rank0}, {"for", parse_for},
 };
 enum { NITEMS = sizeof items / sizeof items[0] };
 enum { ITEM_TARGET = 1, ITEM_WHEN = 2, ITEM_RANK0 = 7 };   /* indices in items[] */
@@ -221,7 +233,7 @@ static int parse_item(char *item, kvi_spec *s, int *seen, char *err, size_t len)
         return items[i].fn(val, s, err, len);
     }
     return kvu_fail(err, len, "%s: unknown item (known: signal, target, when, count, "
-                     "spread, seed, force, allow_rank0)", *name ? name : "''");
+                     "spread, seed, force, allow_rank0, for)", *name ? name : "''");
 }
 
 /* Checks that need the whole spec (and the node target's rank 0 default). */
@@ -236,6 +248,9 @@ static int check_whole(kvi_spec *s, const int *seen, char *err, size_t len) {
                          "ranks again; use count=1 (spread=spread separates them in time), "
                          "target=random:K or target=node:random", s->count);
     if (s->target == KVI_TARGET_NODE && !seen[ITEM_RANK0]) s->allow_rank0 = 0;
+    if (s->for_s > 0 && s->signal != SIGSTOP)
+        return kvu_fail(err, len, "for: a stop's length, only with signal=STOP (a straggler: "
+                         "stopped, then continued %g s later)", s->for_s);
     return 0;
 }
 

@@ -19,7 +19,9 @@ An operation counts by what its caller was told:
                      before any replica is written); a read that says
                      nothing.
 Because the survivors read every key at the end, a lost acknowledged write
-or delete shows up as a read no order can explain.
+or delete shows up as a read no order can explain.  The summary also says
+how many recoveries a rank ran at most (its "N" line): a run in which
+nobody died must have run none.
 
 The search is Wing and Gong's, with memoisation of (operations linearized,
 register value) as in Lowe's and Porcupine's versions: operations are
@@ -52,8 +54,9 @@ class Op:
 
 
 def read_logs(logdir):
-    """Operations by key, and the audit counts, from every ops.N file."""
-    by_key, audits, problems = {}, {}, []
+    """Operations by key, the audit counts and the recovery counts, from
+    every ops.N file."""
+    by_key, audits, recoveries, problems = {}, {}, {}, []
     files = sorted(glob.glob(os.path.join(logdir, "ops.*")))
     if not files:
         raise SystemExit(f"check.py: no ops.N logs in {logdir}")
@@ -76,11 +79,13 @@ def read_logs(logdir):
                     op.value = None if w[4] == "-" else w[4]
                 elif w[:1] == ["A"] and len(w) == 2:
                     audits[rank] = int(w[1])
+                elif w[:1] == ["N"] and len(w) == 3:
+                    recoveries[rank] = int(w[1])
                 elif w == ["P", "final"]:
                     final = True
                 else:
                     problems.append(f"{path}:{lineno}: unreadable line {line.strip()!r}")
-    return by_key, audits, problems
+    return by_key, audits, recoveries, problems
 
 
 def classify(ops):
@@ -200,7 +205,7 @@ def main():
     ap.add_argument("logdir", help="directory with the client's ops.N logs")
     ap.add_argument("--json", help="write a summary here")
     a = ap.parse_args()
-    by_key, audits, problems = read_logs(a.logdir)
+    by_key, audits, recoveries, problems = read_logs(a.logdir)
     bad_keys, lost_keys = [], []
     nops = 0
     for key in sorted(by_key):
@@ -225,7 +230,9 @@ def main():
         print(f"kv_audit: {divergent} divergent pairs")
     summary = {"keys": len(by_key), "operations": nops, "nonlinearizable_keys": bad_keys,
                "lost_keys": lost_keys,
-               "divergent": divergent, "problems": len(problems)}
+               "divergent": divergent, "problems": len(problems),
+               # the most recoveries any rank ran; -1 when no rank said
+               "recoveries": max(recoveries.values()) if recoveries else -1}
     if a.json:
         with open(a.json, "w") as f:
             json.dump(summary, f)

@@ -15,7 +15,8 @@
  * operation interrupted by a failure is retried once, as a new operation.
  * Afterwards the survivors meet in kv_barrier, read every key (logged like
  * any other read) and run kv_audit; the number of divergent pairs goes to
- * the log ("A n") and into the verdict.  With POINT (a recovery fault
+ * the log ("A n") and into the verdict, and the recoveries this rank ran
+ * and the members left ("N recoveries members").  With POINT (a recovery fault
  * point, see KVR_POINT) the rank named by $HIST_POINT_RANK kills itself
  * there in the first recovery it runs: a second failure inside recovery.
  * Each rank pauses $HIST_PAUSE_US (50) microseconds between operations, so
@@ -168,6 +169,7 @@ int main(int argc, char **argv) {
     KVT_CHECK_RC(rc, KV_OK);
     KVT_CHECK(divergent == 0);
     logline("A %lld\n", divergent);
+    logline("N %d %d\n", kv_recovery_count(s), kv_size(s));  /* recoveries run, members left */
     close(logfd);
     MPI_Comm keep;
     MPI_Comm_dup(kv_comm(s), &keep);

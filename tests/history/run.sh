@@ -27,6 +27,14 @@
 #              KV_CLUSTER=1; victims on other hosts are reached through
 #              KV_INJECT_REMOTE, by default a plain kill, as the test
 #              cluster's hosts share this machine's pids)
+#   stop       a straggler: one rank stopped (SIGSTOP) for 200 to 800 ms,
+#              drawn from the seed, then continued (SIGCONT), by kv_inject
+#              (signal=STOP; for=...); nobody dies, so the run must pass as
+#              one without failures and no rank may have recovered from
+#              anything (the client's "N" line): a straggler is never taken
+#              for dead
+#   node-stop  the same for a whole node (its ranks and its daemon), on the
+#              test cluster (KV_CLUSTER=1)
 # --signal (KILL) is the killer's signal; another one (SEGV) makes the
 # victims crash as a buggy rank would, which the verdict must call crashed.
 # The kill instant is uniform over the middle of the run.  Afterwards
@@ -39,6 +47,7 @@
 # process of a node killed whole is a victim, whatever ends it:
 # scripts/crash-lines),
 # hung, aborted (the launcher ended the job: a lost daemon); orphans=N counts processes of the run left after it (must be 0).
+# In scenarios stop and node-stop gap_ms is the stop's length.
 # Exit 0 for pass, 1 otherwise.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,9 +67,11 @@ done
 [ -n "$OUT" ] || die "--out DIR is required"
 [ -x "$B/tests/history/client" ] || die "no $B/tests/history/client: run make first"
 kill -l "$SIG" > /dev/null 2>&1 || die "unknown signal '$SIG'"
-case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node) ;; *) die "unknown scenario '$SCENARIO'" ;; esac
+case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node|stop|node-stop) ;;
+  *) die "unknown scenario '$SCENARIO'" ;; esac
 INJ=$B/bin/kv_inject
-[ "$SCENARIO" != node ] || [ -x "$INJ" ] || die "no $INJ: run make first"
+BY_INJ=; case $SCENARIO in node|stop|node-stop) BY_INJ=1 ;; esac  # kv_inject, from the pid table
+[ -z "$BY_INJ" ] || [ -x "$INJ" ] || die "no $INJ: run make first"
 NP=${NP:-$((R + 2 + SPARES))}
 rm -rf "$OUT" && mkdir -p "$OUT" || die "cannot make $OUT"
 
@@ -87,9 +98,12 @@ case $SCENARIO in
          [ "$VARIANT" = online ] && unset 'POINTS[4]'  # no scan, no "insert" (kv_internal.h)
          POINT=${POINTS[$((RANDOM % ${#POINTS[@]}))]} ;;
   node) VICTIMS= ;;  # kv_inject draws the node; kills.csv says whom it killed
+  stop) pick 1; STOPPED=${PICKED[0]} VICTIMS= ;;
+  node-stop) VICTIMS= ;;
 esac
 # Kill at a uniform instant over the middle of the run (milliseconds).
 GAP=0; [ "$SCENARIO" = staggered ] && GAP=$((RANDOM % 401))
+case $SCENARIO in stop|node-stop) GAP=$((200 + RANDOM % 601)) ;; esac
 span=$(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.55}')
 AT=$(( $(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.15}') + (RANDOM * 32768 + RANDOM) % (span + 1) ))
 
@@ -122,21 +136,29 @@ killer() {
   done
 }
 
-# A node loss: kv_inject kills the node's daemon and ranks by the pid table.
-node_killer() {
+# kv_inject's scenarios: a node loss (the node's daemon and ranks killed
+# by the pid table), a stopped rank or node (continued GAP ms later).
+inj_killer() {
+  local at what
+  at=$(awk -v ms="$AT" 'BEGIN {printf "%.3f", ms / 1000}')
+  case $SCENARIO in
+    node) what="target=node:random" ;;
+    stop) what="signal=STOP; for=$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}'); target=ranks:$STOPPED" ;;
+    node-stop) what="signal=STOP; for=$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}'); target=node:random" ;;
+  esac
   KV_INJECT_REMOTE=${KV_INJECT_REMOTE:-'kill -{signal} {pids}'} "$INJ" --pids "$OUT/pids" --nranks "$NP" \
-    --schedule "target=node:random; when=time:$(awk -v ms="$AT" 'BEGIN {printf "%.3f", ms / 1000}'); seed=$SEED" \
+    --schedule "$what; when=time:$at; seed=$SEED" \
     --max-simultaneous 1 --log "$OUT/kills.csv" --schedule-out "$OUT/schedule.csv" --timeout 20 \
     > "$OUT/inject.log" 2>&1
 }
 WRAP=()
-if [ "$SCENARIO" = node ]; then
+if [ -n "$BY_INJ" ]; then
   mkdir -p "$OUT/pids"
   WRAP=("$INJ" --publish "$OUT/pids" --)
 fi
 
 export KVRUN_TAG=hist-$$-$RANDOM$RANDOM
-if [ "$SCENARIO" = node ]; then (unset KVRUN_TAG; node_killer) &
+if [ -n "$BY_INJ" ]; then (unset KVRUN_TAG; inj_killer) &
 else (unset KVRUN_TAG; killer) &  # the killer is not part of the run
 fi
 kpid=$!
@@ -148,8 +170,13 @@ kill "$kpid" 2>/dev/null; wait "$kpid" 2>/dev/null
 # kv_inject's log names the node's ranks it killed (role rank)
 [ "$SCENARIO" = node ] && VICTIMS=$(awk -F, 'NR > 1 && $6 == "rank" { printf "%s%s", s, $2; s = " " }' \
   "$OUT/kills.csv" 2>/dev/null)
-# a node loss that killed no rank is no test of one (inject.log says why)
+# a node loss that killed no rank is no test of one (inject.log says why),
+# nor a stop that stopped none
 NOKILL=; [ "$SCENARIO" = node ] && [ -z "$VICTIMS" ] && NOKILL=1
+case $SCENARIO in stop|node-stop)
+  STOPPED=$(awk -F, 'NR > 1 && $5 == "STOP" && $6 == "rank" { printf "%s%s", s, $2; s = ";" }' "$OUT/kills.csv" 2>/dev/null)
+  grep -q ',CONT,' "$OUT/kills.csv" 2>/dev/null || NOKILL=1 ;;
+esac
 orphans=$(env -u KVRUN_TAG grep -lzxF "KVRUN_TAG=$KVRUN_TAG" /proc/[0-9]*/environ 2>/dev/null)
 for p in $orphans; do p=${p#/proc/}; p=${p%/environ}; echo "orphan: $(ps -o pid=,stat=,args= -p "$p")" >> "$OUT/orphans"; done
 orphans=$(grep -c . <<<"$orphans")
@@ -157,6 +184,8 @@ orphans=$(grep -c . <<<"$orphans")
 python3 "$ROOT/tests/history/check.py" "$OUT" --json "$OUT/check.json" > "$OUT/check.log" 2>&1
 crc=$?
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or '')" "$OUT/check.json" "$1" 2>/dev/null; }
+# the most recoveries a rank ran (-1: no rank said)
+REC=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get('recoveries', -1))" "$OUT/check.json" 2>/dev/null || echo -1)
 case $krc in
   4) outcome=aborted ;;
   3) outcome=hung ;;
@@ -168,12 +197,13 @@ case $krc in
        if grep -q '^lost' "$OUT/check.log"; then outcome=lost; else outcome=nonlinearizable; fi
      elif [ -n "$(field divergent)" ] && [ "$(field divergent)" != 0 ]; then outcome=divergent
      elif [ -n "$NOKILL" ]; then outcome=failed
+     elif [ -n "${STOPPED:-}" ] && [ "$REC" != 0 ]; then outcome=failed  # taken for dead (-1: unknown)
      elif [ "$krc" -ne 0 ]; then outcome=failed
      elif [ "$crc" -ne 0 ]; then outcome=failed
      else outcome=pass; fi ;;
 esac
 ops=$(field operations)
-line="outcome=$outcome variant=$VARIANT backend=$BACKEND scenario=$SCENARIO r=$R ranks=$NP seed=$SEED victims=${VICTIMS// /;}${POINT:+;$POINT_RANK@$POINT} gap_ms=$GAP ops=${ops:-0} orphans=$orphans kvrun=\"$(tr -d '\000' < "$OUT/kvrun.log" | tail -1)\""
+line="outcome=$outcome variant=$VARIANT backend=$BACKEND scenario=$SCENARIO r=$R ranks=$NP seed=$SEED victims=${VICTIMS// /;}${POINT:+;$POINT_RANK@$POINT} gap_ms=$GAP${STOPPED:+ stopped=$STOPPED recoveries=$REC} ops=${ops:-0} orphans=$orphans kvrun=\"$(tr -d '\000' < "$OUT/kvrun.log" | tail -1)\""
 echo "$line" > "$OUT/result.txt"
 echo "$line"
 [ "$outcome" = pass ] && [ "$orphans" -eq 0 ]

@@ -7,7 +7,9 @@
 # rank 1's pid dies, by SIGKILL, the others live, the kill log holds rank,
 # pid, KILL and a timestamp within 0.3 s of the scheduled moment, and the
 # schedule CSV was written; with signal=STOP the victim is left stopped
-# (state T), not dead; two simultaneous kills with --max-simultaneous 1 are
+# (state T), not dead; a straggler (signal=STOP with for=0.5) is stopped
+# in the middle of its stop, runs again after it, and the log holds its
+# STOP line at the moment and a CONT line 0.5 s later; two simultaneous kills with --max-simultaneous 1 are
 # refused (non-zero exit, message, nobody killed) and run with force=1;
 # when=ops:N is refused with a pointer to the in-process form; a node loss
 # on this host (ranks 1 and 2 here with a daemon and its parent, rank 0 on
@@ -114,7 +116,7 @@ else
   done
   check_log kill 1 "${R[1]}" KILL 0.5
   check "kill: schedule CSV written" "kill: schedule CSV: $(cat "$T/kill/schedule.csv" 2>/dev/null)" \
-    grep -q "^0,1,${R[1]},$(hostname),KILL,time,,0.500000,rank$" "$T/kill/schedule.csv"
+    grep -q "^0,1,${R[1]},$(hostname),KILL,time,,0.500000,rank,$" "$T/kill/schedule.csv"
 fi
 
 # 2. SIGSTOP leaves the victim stopped, not dead.
@@ -125,6 +127,28 @@ else
   st=$(state "${R[2]}")
   check "stop: rank 2 is stopped (state T)" "stop: rank 2 in state '$st', not T" [ "$st" = T ]
   check_log stop 2 "${R[2]}" STOP 0.3
+fi
+
+# 2b. A straggler: stopped at +0.3 s, continued at +0.8 s.
+start_ranks straggler 3
+START=$(date +%s.%N)
+timeout 30 "$BIN" --pids "$T/straggler/pids" --nranks 3 --max-simultaneous 1 \
+  --schedule 'signal=STOP; target=ranks:1; when=time:0.3; for=0.5' --log "$T/straggler/kill.log" \
+  --start-time "$START" --timeout 5 >"$T/straggler/out" 2>&1 &
+inj=$!
+sleep "$(awk -v s="$START" -v now="$(date +%s.%N)" 'BEGIN { d = s + 0.55 - now; printf "%.3f", (d > 0 ? d : 0) }')"
+mid=$(state "${R[1]}")
+wait "$inj"; RC=$?
+after=$(state "${R[1]}")
+if [ "$RC" -ne 0 ]; then fail "straggler: kv_inject exit $RC: $(cat "$T/straggler/out")"
+else
+  check "straggler: rank 1 stopped during its stop" "straggler: rank 1 in state '$mid' at +0.55 s" [ "$mid" = T ]
+  check "straggler: rank 1 runs again after it" "straggler: rank 1 in state '$after' after" [ "$after" = S ]
+  check "straggler: the others never stopped" "straggler: rank 0 or 2 hit" \
+    [ "$(state "${R[0]}")$(state "${R[2]}")" = SS ]
+  check_log straggler 1 "${R[1]}" CONT 0.8
+  check "straggler: its STOP logged before the CONT" "straggler: log $(cat "$T/straggler/kill.log")" \
+    [ "$(cut -d, -f2,5 "$T/straggler/kill.log" | tail -n +2 | tr '\n' ' ')" = "1,STOP 1,CONT " ]
 fi
 
 # 3. Two at once with --max-simultaneous 1: refused, then forced.

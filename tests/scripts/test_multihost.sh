@@ -28,7 +28,10 @@
 #     node loss judged by the history checker (tests/history/run.sh
 #     --scenario node: 6 ranks, 2 a host, a host's ranks and daemon killed
 #     by kv_inject at a random instant), with each backend (over
-#     MPI_Win_create online keeps its window through the loss);
+#     MPI_Win_create online keeps its window through the loss), and a
+#     straggler node (--scenario node-stop: a host's ranks and daemon
+#     stopped for 200-800 ms, then continued: it must pass with no
+#     recovery run);
 #   the per-target rules of the patched osc/rdma across hosts (win_ack
 #     create on, 4 ranks spread over the hosts, the last one killed), and
 #     its locks that name their holders, reached through the network by
@@ -125,6 +128,9 @@ case_ store_kill-online-single "--ppn 1" store_kill create online 2 1
 case_ store_kill-online-node "--ppn 2" store_kill create online 2 0 0 node
 history history-online-node --variant online --scenario node --np 6 --r 2 --seconds 1.5 --seed 3
 history history-online-node-create --variant online --backend create --scenario node --np 6 --r 2 --seconds 1.5 --seed 3
+# a straggler node (its daemon and ranks stopped, then continued): no loss,
+# no recovery
+history history-online-node-stop --variant online --backend create --scenario node-stop --np 6 --r 2 --seconds 1.5 --seed 3
 case_ win_ack-create "-n 4" win_ack create on
 for sc in exclusive shared claimed-writer claimed-reader accumulate; do
   case_ "win_lock-create-$sc" "-n 4" win_lock create "$sc"

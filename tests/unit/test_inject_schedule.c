@@ -302,6 +302,9 @@ static void test_bad_items(void **st) {
         {"spread=maybe", "spread"},     {"force=2", "force"},
         {"allow_rank0=yes", "allow_rank0"},
         {"seed=1; seed=2", "seed"},     {"count=2", "count"},
+        {"for=2", "for"},               {"signal=STOP; for=0", "for"},
+        {"signal=STOP; for=-1", "for"}, {"signal=STOP; for=2s", "for"},
+        {"signal=STOP; for=90000", "for"}, {"signal=KILL; for=1", "for"},
     };
     char text[256];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -337,10 +340,36 @@ static void test_csv(void **st) {
     FILE *f = open_memstream(&buf, &len);
     assert_int_equal(kvi_schedule_write_csv(&sc, f), 0);
     fclose(f);
-    assert_string_equal(buf, "event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s,role\n"
-                             "0,2,1002,node0,STOP,time,,0.500000,rank\n"
-                             "0,3,1003,node0,STOP,time,,0.500000,rank\n");
+    assert_string_equal(buf, "event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s,role,for_s\n"
+                             "0,2,1002,node0,STOP,time,,0.500000,rank,\n"
+                             "0,3,1003,node0,STOP,time,,0.500000,rank,\n");
     free(buf);
+    kvi_schedule_free(&sc);
+}
+
+/* A straggler (for=): every victim carries its stop's length, no
+ * survivability limit applies (nothing is lost), and the CSV says it. */
+static void test_straggler(void **st) {
+    (void)st;
+    kvi_spec s;
+    kvi_schedule sc;
+    char *buf = NULL;
+    size_t len = 0;
+    parse_ok("target=ranks:0,1,2; when=time:0.25; signal=STOP; for=0.75", &s);
+    assert_true(s.for_s == 0.75);
+    build_ok(&s, 4, 1, &sc);   /* 3 at once with max_simultaneous 1: a straggler may */
+    assert_int_equal(sc.nevents, 3);
+    for (int i = 0; i < sc.nevents; i++) assert_true(sc.events[i].resume_s == 0.75);
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(kvi_schedule_write_csv(&sc, f), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "0,1,1001,node0,STOP,time,,0.250000,rank,0.750000\n"));
+    free(buf);
+    kvi_schedule_free(&sc);
+    refused("target=ranks:0,1,2; when=time:0.25; signal=STOP", 4, 1, "force=1");  /* for good */
+    parse_ok("target=node:random; when=time:1; signal=STOP; for=2; count=3", &s);
+    build_ok(&s, 16, 0, &sc);   /* every eligible node, with no loss allowed: still a straggler */
+    for (int i = 0; i < sc.nevents; i++) assert_true(sc.events[i].resume_s == 2);
     kvi_schedule_free(&sc);
 }
 
@@ -352,6 +381,7 @@ int main(void) {
         cmocka_unit_test(test_weibull),        cmocka_unit_test(test_random_targets),
         cmocka_unit_test(test_limits),         cmocka_unit_test(test_spread_and_ops),
         cmocka_unit_test(test_bad_items),      cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_straggler),
     };
     return cmocka_run_group_tests_name("inject_schedule", tests, NULL, NULL);
 }
