@@ -14,7 +14,8 @@
 #   osc/sm (backend allocate): every variant in every scenario of run.sh
 #     (none of recreate-inplace's after its first recovery: its rebuilt
 #     windows are osc/rdma windows, which hang on a later failure; it runs
-#     single, rank0 and double, whose kills one recovery handles);
+#     single, rank0 and double, whose kills one recovery handles, and stop,
+#     a straggler, which needs none);
 #   osc/rdma (backend create): variants proposed and online in every
 #     scenario;
 # RUNS (31) runs per cell, each TIMEOUT (40) s at most, SECONDS_ (1.5) s of
@@ -24,7 +25,8 @@
 #   variant,backend,scenario,r,ranks,seed,victims,gap_ms,outcome,ops,orphans,seconds
 # (victims: the ranks killed from outside, ';'-separated, and RANK@POINT
 # for a rank killed inside recovery; gap_ms: the time between the two
-# kills of scenario staggered, 0 otherwise), keeps the files of every run that
+# kills of scenario staggered, the straggler's stop in scenario stop, 0
+# otherwise), keeps the files of every run that
 # did not pass under results/bench/soak-logs/, writes what made the file
 # to results/bench/soak.meta (scripts/provenance), and prints a summary.
 # `SET=hangs-rdma make soak` instead measures the hang rate of every
@@ -44,7 +46,7 @@ TIMEOUT=${TIMEOUT:-40}
 SECONDS_=${SECONDS_:-1.5}
 JOBS=${JOBS:-1}
 VARIANTS=${VARIANTS:-recreate-copy recreate-inplace recreate-free spare proposed online}
-SCENARIOS=${SCENARIOS:-single rank0 double staggered seq rerep}
+SCENARIOS=${SCENARIOS:-single rank0 double staggered seq rerep stop}
 # A finalize that hangs after a verdict is cut after 2 s (kvrun's grace).
 export KVRUN_GRACE=${KVRUN_GRACE:-2}
 CMD="JOBS=$JOBS RUNS=$RUNS TIMEOUT=$TIMEOUT SECONDS_=$SECONDS_ VARIANTS='$VARIANTS' SCENARIOS='$SCENARIOS' make soak"
@@ -53,7 +55,7 @@ cells() {  # "variant backend scenario" lines, osc/sm first, then osc/rdma
   local v sc
   for v in $VARIANTS; do
     for sc in $SCENARIOS; do
-      if [ "$v" = recreate-inplace ]; then case $sc in single|rank0|double) ;; *) continue ;; esac; fi
+      if [ "$v" = recreate-inplace ]; then case $sc in single|rank0|double|stop) ;; *) continue ;; esac; fi
       echo "$v allocate $sc"
     done
   done
