@@ -626,7 +626,7 @@ def same_code(revisions):
 
 def variants():
     """The recovery variants side by side (README): how often a kill at a
-    random instant hung a run (the history soak, both backends: soak.csv,
+    random instant hung a run (the history soak's kill runs, both backends: soak.csv,
     or for a variant it lacks the first soak-*.csv that has it), the
     worst 10 ms of throughput through a kill against the failure-free rate
     and the time until every pair had its copies again (timeline.csv,
@@ -642,6 +642,8 @@ def variants():
     used, source = set(), {}  # a variant's runs come from the first file that has it
     for n in soak_files:
         for x in rows(n):
+            if x.get("scenario") in STRAGGLERS:  # a stop, not a kill
+                continue
             if x["variant"] in code and source.setdefault(x["variant"], n) == n:
                 runs[x["variant"]].append(x["outcome"])
                 used.add(n)
@@ -669,6 +671,54 @@ def variants():
                   "kill to full redundancy (ms)", "recovery: lines", "MPI calls", "Open MPI patch lines"],
                  body) + ["From " + ", ".join(f"{n} ({', '.join(revs[n])})" for n in files)
                           + f" and the source at hand; {said}."]
+
+
+# What each history scenario does to the run (tests/history/run.sh), as
+# the faults table names it.
+FAULTS = {"single": "kill: one rank", "rank0": "kill: rank 0", "double": "kill: two ranks at once",
+          "staggered": "kill: two ranks, 0-400 ms apart", "seq": "kill: two ranks, 0.8 s apart",
+          "rerep": "kill: one rank, then one inside its recovery", "node": "node loss",
+          "stop": "straggler: a rank stopped 0.2-0.8 s", "node-stop": "straggler: a node stopped 0.2-0.8 s"}
+STRAGGLERS = ("stop", "node-stop")  # the scenarios that kill nobody
+
+
+def faults():
+    """Every fault kind the soaks inject, by variant, backend and hosts:
+    the history soak on one host (soak.csv) and the soaks across the test
+    cluster's hosts (multihost*.csv, their soak rows), those only whose
+    kvstore/ and patches/ are the code of soak.csv (the others are named
+    under the table)."""
+    base = rows("soak.csv")
+    if not base:
+        return []
+    meta = lambda n: benchfiles.revisions((OVERRIDE.get(n) or os.path.join(BENCH, n))[:-len(".csv")]  # noqa: E731
+                                          + ".meta") or ["NA"]
+    g = collections.defaultdict(list)
+    for x in base:
+        g[(x["scenario"], 1, x["variant"], x["backend"])].append(x["outcome"])
+    used, left = ["soak.csv"], []
+    for n in sorted(n for n in os.listdir(BENCH) if n.startswith("multihost") and n.endswith(".csv")):
+        r = [x for x in rows(n) if x.get("kind") == "soak"]
+        if not r:
+            continue
+        if same_code(meta("soak.csv") + meta(n)) is not True:
+            left.append(f"{n} ({', '.join(meta(n))})")
+            continue
+        used.append(n)
+        for x in r:
+            g[(x["operation"], int(x["hosts"]), x["variant"], x["backend"])].append(x["outcome"])
+    order = list(FAULTS)
+    body = []
+    for (sc, h, v, b), out in sorted(g.items(), key=lambda kv: (order.index(kv[0][0]) if kv[0][0] in order
+                                                                 else len(order), kv[0][1:])):
+        c = collections.Counter(out)
+        body.append([FAULTS.get(sc, sc), h, v, b, len(out), *(c[o] for o in HISTORY_OUTCOMES),
+                     hang_rate(c["hung"], len(out))])
+    notes = ["From " + ", ".join(f"{n} ({', '.join(meta(n))})" for n in used) + "."]
+    if left:
+        notes.append("Left out, measured on other code (kvstore/ or patches/ differ): " + ", ".join(left) + ".")
+    return table(["fault", "hosts", "variant", "backend", "runs", *HISTORY_OUTCOMES, "hang rate [95% CI]"],
+                 body) + [""] + notes
 
 
 def sidecar(csv_name):
@@ -740,7 +790,7 @@ def multihost(name="multihost.csv"):
         seen = [o for o in HISTORY_OUTCOMES if any(o in g for g in soak_.values())]
         seen += sorted({o for g in soak_.values() for o in g} - set(seen))
         body = []
-        kills = {"single": "one rank", "node": "one node"}
+        kills = {"single": "one rank", "node": "one node", "node-stop": "none: a node stopped 0.2-0.8 s"}
         for (v, h, sc), g in sorted(soak_.items()):
             c = collections.Counter(g)
             body.append([v, h, kills.get(sc, sc), len(g), *(c[o] for o in seen), hang_rate(c["hung"], len(g))])
@@ -875,7 +925,7 @@ TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery
           "timeline": timeline, "timeline-3hosts": lambda: timeline("timeline-3hosts.csv"),
           "timeline-create": lambda: timeline("timeline-create.csv"),
           "timeline-3hosts-create": lambda: timeline("timeline-3hosts-create.csv"),
-          "variants": variants, "provenance": provenance}
+          "variants": variants, "faults": faults, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc", "variants"}  # variants: its code columns
 # The file each table reads first (what --file replaces).
@@ -890,7 +940,7 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "silentnode": "silentnode.csv", "uct": "uct.csv", "progress": "progress.csv",
            "timeline": "timeline.csv", "timeline-3hosts": "timeline-3hosts.csv",
            "timeline-create": "timeline-create.csv", "timeline-3hosts-create": "timeline-3hosts-create.csv",
-           "variants": "timeline.csv"}
+           "variants": "timeline.csv", "faults": "soak.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 
 
