@@ -67,6 +67,7 @@ esac
 HEADER=kind,hosts,ranks,variant,backend,repetition,operation,store_us,raw_us,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,lost,outcome,seconds
 CMD="MH_PARTS='$PARTS' MH_VARIANTS='$VARIANTS' MH_REPS=$REPS MH_OPS=$OPS MH_PAIRS=$PAIRS MH_RECOVERY_REPS=$RECOVERY_REPS MH_RUNS=$RUNS MH_TIMEOUT=$TIMEOUT MH_SCENARIO=$SCENARIO BENCH=multihost make bench"
 [ "$SOAK_BACKEND" = allocate ] || CMD="MH_BACKEND=$SOAK_BACKEND $CMD"
+[ -z "${MH_OUT:-}" ] || CMD="MH_OUT=${MH_OUT#"$ROOT"/} $CMD"  # the file it wrote, in the record too
 want() { [[ " $PARTS " == *" $1 "* ]]; }
 
 [ "$(id -u)" -eq 0 ] || { echo "bench_multihost: needs root (network namespaces)" >&2; exit 1; }

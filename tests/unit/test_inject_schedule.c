@@ -32,6 +32,7 @@
 
 static void table(kvi_rank_info *r, int n) {
     for (int i = 0; i < n; i++) {
+        r[i] = (kvi_rank_info){0};   /* no daemons */
         r[i].rank = i;
         r[i].pid = 1000 + i;
         snprintf(r[i].host, sizeof r[i].host, "node%d", i / 4);
