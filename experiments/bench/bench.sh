@@ -31,6 +31,9 @@
 #                     link's ping-pong, the target polling and computing,
 #                     with and without the TCP BTL's progress thread
 #                     (bench_progress.sh; needs root)
+#   conformance.csv   the fault-tolerant RMA's conformance suite (win_ack,
+#                     win_lock, win_ft) with the switch on and off, side by
+#                     side (bench_conformance.sh)
 #   multihost.csv     the store across the hosts of a test cluster, beside one
 #                     host: store vs raw RMA, recovery per variant, the hang
 #                     rate of single-kill runs (bench_multihost.sh; hours)
@@ -314,6 +317,10 @@ fi
 
 if want progress; then  # passive-target progress across hosts: the target polling or computing
   bash "$ROOT/experiments/bench/bench_progress.sh"
+fi
+
+if want conformance; then  # the fault-tolerant RMA's rules, switch on and off (Open MPI as released)
+  bash "$ROOT/experiments/bench/bench_conformance.sh"
 fi
 
 if want multihost; then  # the store across hosts (a test cluster of its own)

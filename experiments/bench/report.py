@@ -721,6 +721,26 @@ def faults():
                  body) + [""] + notes
 
 
+def conformance():
+    """conformance.csv (BENCH=conformance make bench): each rule's case
+    with the switch on (the patched Open MPI) and off (as released)."""
+    r = rows("conformance.csv")
+    if not r:
+        return []
+    by = collections.defaultdict(dict)
+    for x in r:
+        by[(x["backend"], x["case"])][x["switch"]] = x
+    body = []
+    for (b, case), sw in sorted(by.items()):
+        cell = lambda k: (sw[k]["outcome"] + (f": {sw[k]['signature']}" if sw[k]["signature"] else "")  # noqa: E731
+                          if k in sw else "NA")
+        body.append([f"`{case}`", b, cell("on"), cell("off")])
+    n = {k: sum(1 for x in r if x["switch"] == k and x["outcome"] == "pass") for k in ("on", "off")}
+    tot = {k: sum(1 for x in r if x["switch"] == k) for k in ("on", "off")}
+    return table(["case", "backend", "switch on (patched)", "switch off (as released)"], body) + [
+        "", f"Switch on: {n['on']} of {tot['on']} pass; off: {n['off']} of {tot['off']}."]
+
+
 def sidecar(csv_name):
     """NAME.meta beside NAME.csv (the file --file gave, if it did), as
     analysis/benchfiles.sidecar reads it, or {}."""
@@ -925,7 +945,7 @@ TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery
           "timeline": timeline, "timeline-3hosts": lambda: timeline("timeline-3hosts.csv"),
           "timeline-create": lambda: timeline("timeline-create.csv"),
           "timeline-3hosts-create": lambda: timeline("timeline-3hosts-create.csv"),
-          "variants": variants, "faults": faults, "provenance": provenance}
+          "variants": variants, "faults": faults, "conformance": conformance, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc", "variants"}  # variants: its code columns
 # The file each table reads first (what --file replaces).
@@ -940,7 +960,7 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "silentnode": "silentnode.csv", "uct": "uct.csv", "progress": "progress.csv",
            "timeline": "timeline.csv", "timeline-3hosts": "timeline-3hosts.csv",
            "timeline-create": "timeline-create.csv", "timeline-3hosts-create": "timeline-3hosts-create.csv",
-           "variants": "timeline.csv", "faults": "soak.csv"}
+           "variants": "timeline.csv", "faults": "soak.csv", "conformance": "conformance.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 
 

@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int victim = size - 1, alive = size - 1;
-    if (on) KVT_CHECK_RC(kvr_proposed_enable(), KV_OK);
+    if (on && kvt_ft_wanted()) KVT_CHECK_RC(kvr_proposed_enable(), KV_OK);
 
     MPI_Win win;
     uint64_t *mem = NULL;

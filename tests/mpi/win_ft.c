@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int victim = size - 1, stock = strcmp(sc, "stock") == 0;
-    if (!stock) KVT_CHECK_RC(kvr_proposed_enable(), KV_OK);
+    if (!stock && kvt_ft_wanted()) KVT_CHECK_RC(kvr_proposed_enable(), KV_OK);
 
     MPI_Win win;
     uint64_t *mem = NULL;
