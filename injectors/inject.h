@@ -29,6 +29,12 @@ extern "C" {
 #endif
 
 #define KVI_HOST_MAX 64       /* host name buffer, NUL included */
+/* Faults that are not signals, in the signal fields: a host's network
+ * link cut (a partition: spec signal=LINK, node targets only) and put
+ * back (the end of one with for=).  They run the command template in
+ * KV_INJECT_LINK with {host} and {state} (down, up). */
+#define KVI_LINK_DOWN 1000
+#define KVI_LINK_UP 1001
 #define KVI_MAX_LISTED 1024   /* most ranks a target=ranks: list may name */
 
 /* Who dies in one failure event. */
@@ -43,9 +49,10 @@ typedef enum kvi_target_kind {
 typedef enum kvi_role {
     KVI_ROLE_RANK = 0,          /* an MPI rank */
     KVI_ROLE_DAEMON = 1,        /* the ranks' parent: prted, or prterun on the launch node */
-    KVI_ROLE_DAEMON_PARENT = 2  /* the daemon's parent when it is a prted too: PRRTE
+    KVI_ROLE_DAEMON_PARENT = 2, /* the daemon's parent when it is a prted too: PRRTE
                                    starts each remote daemon as a prted that forks the
                                    real one and waits for it */
+    KVI_ROLE_HOST = 3           /* a host's network link (KVI_LINK_DOWN, KVI_LINK_UP) */
 } kvi_role;
 
 /* When failure events happen; event e (0-based) is at the e+1-th step. */
@@ -58,10 +65,10 @@ typedef enum kvi_when_kind {
 
 /* A parsed spec.  Plain data (no pointers): copy it freely, nothing to free. */
 typedef struct kvi_spec {
-    int signal;                    /* SIGKILL, SIGTERM, SIGSEGV or SIGSTOP */
-    double for_s;                  /* SIGSTOP only: > 0, a straggler: the victims are
-                                      continued (SIGCONT) this long after they were
-                                      stopped; 0, stopped for good */
+    int signal;                    /* SIGKILL, SIGTERM, SIGSEGV, SIGSTOP or KVI_LINK_DOWN */
+    double for_s;                  /* SIGSTOP, KVI_LINK_DOWN: > 0, the fault ends this long
+                                      after it began (SIGCONT: a straggler; the link put
+                                      back: a partition healed); 0, for good */
     kvi_target_kind target;
     int listed[KVI_MAX_LISTED];    /* KVI_TARGET_RANKS: the ranks, distinct */
     int nlisted;
@@ -114,8 +121,8 @@ typedef struct kvi_event {
     kvi_at_kind kind;
     long long at_ops;         /* KVI_AT_OPS; -1 otherwise */
     double at_time_s;         /* KVI_AT_TIME; -1 otherwise */
-    double resume_s;          /* > 0: a stopped victim gets SIGCONT this long after its
-                                 SIGSTOP (the spec's for=); 0 otherwise */
+    double resume_s;          /* > 0: a stopped victim gets SIGCONT, a cut link is put
+                                 back, this long after (the spec's for=); 0 otherwise */
 } kvi_event;
 
 /* A drawn schedule: events in firing order (event index ascending). */
@@ -143,11 +150,12 @@ int kvi_hostname(char *buf, size_t len);
 int kvi_host_is_local(const char *host);
 
 /* kvi_signal_name: "KILL", "TERM", "SEGV", "STOP" for the four injector
- * signals, "CONT" for the end of a straggler's stop (the log's), "?" for
- * any other.  Static string: do not free. */
+ * signals, "CONT" for the end of a straggler's stop (the log's),
+ * "LINKDOWN" and "LINKUP" for a partition's cut and end, "?" for any
+ * other.  Static string: do not free. */
 const char *kvi_signal_name(int sig);
 
-/* kvi_role_name: "rank", "daemon", "daemon-parent"; "?" for any other. */
+/* kvi_role_name: "rank", "daemon", "daemon-parent", "host"; "?" for any other. */
 const char *kvi_role_name(int role);
 
 /* kvi_self_info: this process as the pid table records it: rank, getpid(),

@@ -104,6 +104,14 @@ kvi_inproc *kvi_inproc_start(const kvi_schedule *s, int my_rank, double run_star
         errno = ENOMEM;
         return NULL;
     }
+    for (int i = 0; i < p->nops + p->ntime; i++) {   /* a link is cut from outside */
+        const kvi_event *e = i < p->nops ? &p->ops_ev[i] : &p->time_ev[i - p->nops];
+        if (e->signal == KVI_LINK_DOWN) {
+            kvi_inproc_free(p);
+            errno = ENOTSUP;
+            return NULL;
+        }
+    }
     refresh(p);
     return p;
 }

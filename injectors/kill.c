@@ -14,7 +14,10 @@
  * calling process is itself a victim (the in-process form) step (3) comes
  * before step (2), as it could not come after (killlog.c).  kvi_kill is a
  * group of one.  The spread reported is CLOCK_MONOTONIC from just before
- * the first signal to just after the last.
+ * the first signal to just after the last.  A partition's cut and end are
+ * no signals: each host's link goes down or up through the command
+ * template in KV_INJECT_LINK ({host}, {state}), the timestamp read right
+ * before the command, the lines logged after the last (link_group).
  */
 #include <errno.h>
 #include <signal.h>
@@ -60,12 +63,13 @@ static int expand(const char *tmpl, const kvi_event *evs, int count, char *out) 
         snprintf(num[0], sizeof num[0], "%s%d", i ? " " : "", evs[i].pid);
         if (put(pids, &pn, num[0])) return -1;
     }
-    const char *keys[] = {"{host}", "{pids}", "{pid}", "{rank}", "{signal}", "{signum}"};
+    const char *keys[] = {"{host}", "{pids}", "{pid}", "{rank}", "{signal}", "{signum}", "{state}"};
     snprintf(num[0], sizeof num[0], "%d", evs[0].pid);
     snprintf(num[1], sizeof num[1], "%d", evs[0].rank);
     snprintf(num[2], sizeof num[2], "%d", evs[0].signal);
+    const char *state = evs[0].signal == KVI_LINK_DOWN ? "down" : evs[0].signal == KVI_LINK_UP ? "up" : "";
     const char *vals[] = {evs[0].host, pids, num[0], num[1], kvi_signal_name(evs[0].signal),
-                          num[2]};
+                          num[2], state};
     enum { NKEYS = sizeof keys / sizeof keys[0] };
     size_t n = 0;
     out[0] = '\0';
@@ -139,12 +143,52 @@ static void send_all(const kvi_event *evs, int *err, const step *steps, int ns, 
     }
 }
 
+/* A partition's cut or end (KVI_LINK_DOWN, KVI_LINK_UP): one
+ * KV_INJECT_LINK command per host, then the lines of those done. */
+static int link_group(const kvi_event *evs, int n, const char *log_path, int *err_out,
+                      double *spread_s) {
+    const char *tmpl = getenv("KV_INJECT_LINK");
+    int *err = calloc((size_t)n, sizeof *err), *pick = calloc((size_t)n, sizeof *pick);
+    long long *times = calloc((size_t)n, sizeof *times);
+    int rc = -1, fd = -1;
+    if (!err || !pick || !times) goto out;
+    if (log_path && tmpl && *tmpl && (fd = kvi__log_open(log_path)) < 0) goto out;
+    double t0 = mono();
+    for (int i = 0; i < n; i++) {
+        char cmd[CMD_MAX];
+        if (!tmpl || !*tmpl) err[i] = ENOTSUP;
+        else if (!kvi__valid_host(evs[i].host) || expand(tmpl, &evs[i], 1, cmd)) err[i] = EINVAL;
+        if (err[i]) continue;
+        times[i] = kvi_wall_ns();
+        int st = system(cmd);
+        if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) err[i] = EIO;
+    }
+    if (spread_s) *spread_s = mono() - t0;
+    if (err_out) memcpy(err_out, err, (size_t)n * sizeof *err);
+    if (fd >= 0) {
+        for (int i = 0; i < n; i++) pick[i] = !err[i];
+        if (kvi__log_write(fd, evs, n, pick, times, NULL)) goto out;
+    }
+    rc = 0;
+    for (int i = 0; i < n; i++) rc += err[i] != 0;
+out:;
+    int saved = errno;
+    free(err);
+    free(pick);
+    free(times);
+    if (rc < 0 && saved == 0) saved = ENOMEM;
+    errno = saved;
+    return rc;
+}
+
 int kvi__kill_group(const kvi_event *evs, int n, const char *log_path, int *err_out,
                     double *spread_s, int all_local) {
     if (!evs || n < 1) {
         errno = EINVAL;
         return -1;
     }
+    if (evs[0].signal == KVI_LINK_DOWN || evs[0].signal == KVI_LINK_UP)
+        return link_group(evs, n, log_path, err_out, spread_s);
     int *err = calloc((size_t)n, sizeof *err), *local = calloc((size_t)n, sizeof *local);
     int *pick = calloc((size_t)n, sizeof *pick);
     step *steps = calloc((size_t)n, sizeof *steps);

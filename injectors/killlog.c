@@ -60,6 +60,8 @@ const char *kvi_signal_name(int sig) {
     case SIGSEGV: return "SEGV";
     case SIGSTOP: return "STOP";
     case SIGCONT: return "CONT";
+    case KVI_LINK_DOWN: return "LINKDOWN";
+    case KVI_LINK_UP: return "LINKUP";
     default: return "?";
     }
 }
@@ -69,6 +71,7 @@ const char *kvi_role_name(int role) {
     case KVI_ROLE_RANK: return "rank";
     case KVI_ROLE_DAEMON: return "daemon";
     case KVI_ROLE_DAEMON_PARENT: return "daemon-parent";
+    case KVI_ROLE_HOST: return "host";
     default: return "?";
     }
 }

@@ -9,7 +9,9 @@
  * logs them (a node loss: the node's daemon processes and ranks).  A
  * straggler's stop (the spec's for=) is ended the same way: SIGCONT to the
  * same victims at its moment plus its length, logged as CONT lines; the
- * ends and the later events go out in the order of their moments.
+ * ends and the later events go out in the order of their moments.  A
+ * partition (signal=LINK) cuts hosts' links through KV_INJECT_LINK, and
+ * with for= puts them back (LINKDOWN, LINKUP lines).
  * Only time-based schedules can be run from outside: operation counts live
  * inside the ranks, so `when=ops:N` is refused with a pointer to the
  * in-process form.  `kv_inject --publish DIR -- PROGRAM` is the other end:
@@ -59,6 +61,8 @@ static void usage(FILE *f) {
         "Victims on other hosts are reached through KV_INJECT_REMOTE, e.g.\n"
         "  KV_INJECT_REMOTE='ssh {host} kill -{signal} {pids}'\n"
         "  ({pids}: every victim of the event on that host, in one command).\n"
+        "A partition (signal=LINK) cuts and restores links through KV_INJECT_LINK, e.g.\n"
+        "  KV_INJECT_LINK='scripts/vcluster link {host} {state}'  ({state}: down, up).\n"
         "--publish writes this process's entry (rank N, default $OMPI_COMM_WORLD_RANK,\n"
         "its daemon from /proc) to DIR/rank.N and execs PROGRAM with the same pid.\n"
         "Exit status: 0 all kills sent, 1 pid table incomplete or a kill failed,\n"
@@ -143,11 +147,17 @@ static int load_pids(const opts *o, kvi_rank_info *ranks) {
 
 /* Fail before the run if a victim is remote and no hook is configured. */
 static int check_reach(const kvi_schedule *s) {
-    const char *hook = getenv("KV_INJECT_REMOTE");
+    const char *hook = getenv("KV_INJECT_REMOTE"), *link = getenv("KV_INJECT_LINK");
     char me[KVI_HOST_MAX] = "";
     kvi_hostname(me, sizeof me);
-    for (int i = 0; i < s->nevents && !(hook && *hook); i++) {
-        if (kvi_host_is_local(s->events[i].host)) continue;
+    for (int i = 0; i < s->nevents; i++) {
+        if (s->events[i].signal == KVI_LINK_DOWN) {
+            if (link && *link) continue;
+            fprintf(stderr, "kv_inject: cutting host %s's link needs KV_INJECT_LINK, a command "
+                    "with {host} and {state} (see injectors/README.md)\n", s->events[i].host);
+            return -1;
+        }
+        if ((hook && *hook) || kvi_host_is_local(s->events[i].host)) continue;
         fprintf(stderr, "kv_inject: %s %d runs on host %s, not here (%s), and "
                 "KV_INJECT_REMOTE is not set (see injectors/README.md)\n",
                 kvi_role_name(s->events[i].role), s->events[i].rank, s->events[i].host, me);
@@ -248,7 +258,7 @@ static int end_stops(const kvi_schedule *s, stops *st, double start, double unti
         if (!cont) return failed + n;
         for (int i = 0; i < n; i++) {
             cont[i] = e[i];
-            cont[i].signal = SIGCONT;
+            cont[i].signal = e[i].signal == KVI_LINK_DOWN ? KVI_LINK_UP : SIGCONT;
             cont[i].at_time_s = e[i].at_time_s + e[i].resume_s;
         }
         failed += run_event(cont, n, start, log);
@@ -272,7 +282,8 @@ static int run_kills(const kvi_schedule *s, double start, const char *log) {
         while (j < s->nevents && s->events[j].index == s->events[i].index) j++;
         failed += end_stops(s, &st, start, s->events[i].at_time_s, log);
         failed += run_event(&s->events[i], j - i, start, log);
-        if (s->events[i].signal == SIGSTOP && s->events[i].resume_s > 0) {
+        if ((s->events[i].signal == SIGSTOP || s->events[i].signal == KVI_LINK_DOWN) &&
+            s->events[i].resume_s > 0) {
             st.first[st.count] = i;
             st.n[st.count++] = j - i;
         }

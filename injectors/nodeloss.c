@@ -16,9 +16,14 @@
  * event lists the node's daemon processes (each distinct pid once, the
  * launch-side prted before the daemon), then its ranks, its lowest rank
  * last: that rank carries the whole event out in the in-process form and
- * must die last.  The limits count nodes at once (placement keeps a
- * pair's copies on distinct nodes) and ranks in total.
+ * must die last.  A partition (signal=LINK) is one event per node, its
+ * host's link (role host), no process.  The limits count nodes at once
+ * (placement keeps a pair's copies on distinct nodes) and ranks in total;
+ * a straggler (STOP with for=) has none: it loses nothing.  A partition
+ * has them even with an end: one that outlasts the runtime's detection
+ * is the loss of that node.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,7 +115,7 @@ static int check_node_limits(const kvi_spec *s, const nodes *nd, const int *chos
                              int nranks, int max_sim, char *err, size_t len) {
     int lost = 0;
     for (int e = 0; e < s->count; e++) lost += nd->size[chosen[e]];
-    if (s->force || s->for_s > 0) return 0;   /* a straggler node loses nothing */
+    if (s->force || (s->for_s > 0 && s->signal == SIGSTOP)) return 0;   /* a straggler loses nothing */
     if (max_sim < 1)
         return kvu_fail(err, len, "target: a node would die at once but the store survives "
                          "at most %d simultaneous losses (max_simultaneous); set force=1 to "
@@ -148,6 +153,10 @@ static void node_events(const kvi_spec *s, const kvi_rank_info *ranks, int nrank
                         const kvi_event *moment, int *seen, kvi_event *out, int *n) {
     int by = nd->first[k], ns = 0;
     const char *host = ranks[idx[by]].host;
+    if (s->signal == KVI_LINK_DOWN) {   /* a partition: the host's link, no process */
+        put_event(&out[(*n)++], moment, e, -1, 0, KVI_ROLE_HOST, by, host, s->signal);
+        return;
+    }
     for (int role = KVI_ROLE_DAEMON_PARENT; role >= KVI_ROLE_DAEMON; role--)
         for (int r = 0; r < nranks; r++) {
             const kvi_rank_info *ri = &ranks[idx[r]];

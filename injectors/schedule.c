@@ -110,7 +110,7 @@ static int pick_random(const kvi_spec *s, kvi_rng *rng, int nranks, int *victims
  * nothing: no limit). */
 static int check_limits(const kvi_spec *s, int at_once, int total, int nranks, int max_sim,
                         char *err, size_t len) {
-    if (s->force || s->for_s > 0) return 0;
+    if (s->force || (s->for_s > 0 && s->signal == SIGSTOP)) return 0;
     if (at_once > max_sim)
         return kvu_fail(err, len, "target: %d ranks would die at once but the store survives "
                          "at most %d simultaneous losses (max_simultaneous); set force=1 to "
@@ -135,7 +135,7 @@ void kvi__set_moment(const kvi_spec *s, kvi_rng *rng, int e, double *t, kvi_even
     memset(ev, 0, sizeof *ev);   /* whole, padding too: equal schedules compare equal */
     ev->at_ops = -1;
     ev->at_time_s = -1;
-    ev->resume_s = s->signal == SIGSTOP ? s->for_s : 0;
+    ev->resume_s = s->signal == SIGSTOP || s->signal == KVI_LINK_DOWN ? s->for_s : 0;
     if (s->when == KVI_WHEN_OPS) {
         ev->kind = KVI_AT_OPS;
         ev->at_ops = (long long)(e + 1) * s->ops;
@@ -186,11 +186,13 @@ static int per_event_victims(const kvi_spec *s, const kvi_rank_info *ranks, int 
 
 /* A spec built by hand, not by kvi_spec_parse, gets the parser's limits here. */
 static int check_spec(const kvi_spec *s, char *err, size_t len) {
-    if (strcmp(kvi_signal_name(s->signal), "?") == 0 || s->signal == SIGCONT)
-        return kvu_fail(err, len, "signal: %d is not KILL, TERM, SEGV or STOP", s->signal);
-    if (!(s->for_s >= 0) || (s->for_s > 0 && s->signal != SIGSTOP))
-        return kvu_fail(err, len, "for: %g is invalid (a stop's length, with signal=STOP only)",
-                        s->for_s);
+    if (strcmp(kvi_signal_name(s->signal), "?") == 0 || s->signal == SIGCONT ||
+        s->signal == KVI_LINK_UP || (s->signal == KVI_LINK_DOWN && s->target != KVI_TARGET_NODE))
+        return kvu_fail(err, len, "signal: %d is not KILL, TERM, SEGV, STOP or LINK (a node "
+                        "target's)", s->signal);
+    if (!(s->for_s >= 0) || (s->for_s > 0 && s->signal != SIGSTOP && s->signal != KVI_LINK_DOWN))
+        return kvu_fail(err, len, "for: %g is invalid (a fault's length, with signal=STOP or "
+                        "LINK only)", s->for_s);
     if ((s->target == KVI_TARGET_RANKS && (s->nlisted < 1 || s->nlisted > KVI_MAX_LISTED)) ||
         (s->target == KVI_TARGET_RANDOM && s->random_k < 1) ||
         (s->target == KVI_TARGET_HOST && !kvi__valid_host(s->host)) ||

@@ -25,7 +25,10 @@
 #                 scenario node: a host's ranks and daemon, 6 ranks, 2 a
 #                 host; needs the probe's node_loss to say `survives`);
 #                 MH_SCENARIO=node-stop stops a whole node for 0.2-0.8 s
-#                 instead (a straggler node: nothing may recover).
+#                 instead (a straggler node: nothing may recover),
+#                 partition cuts a node off the network for 0.2-0.8 s (the
+#                 same), cut for 8 s (the node is lost: detected by the
+#                 runtime's keepalive).
 #                 MH_BACKEND=create makes the windows with MPI_Win_create
 #                 (variant online then keeps its window through the loss).
 #                 MH_PARTS=soak alone resumes a file of the same header
@@ -61,8 +64,8 @@ SOAK_BACKEND=${MH_BACKEND:-allocate}
 case $SOAK_BACKEND in allocate|create) ;; *) echo "bench_multihost: MH_BACKEND allocate or create" >&2; exit 2 ;; esac
 case $SCENARIO in
   single) NP=() ;;
-  node|node-stop) NP=(--np 6) ;;
-  *) echo "bench_multihost: MH_SCENARIO single, node or node-stop" >&2; exit 2 ;;
+  node|node-stop|partition|cut) NP=(--np 6) ;;
+  *) echo "bench_multihost: MH_SCENARIO single, node, node-stop, partition or cut" >&2; exit 2 ;;
 esac
 HEADER=kind,hosts,ranks,variant,backend,repetition,operation,store_us,raw_us,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,lost,outcome,seconds
 CMD="MH_PARTS='$PARTS' MH_VARIANTS='$VARIANTS' MH_REPS=$REPS MH_OPS=$OPS MH_PAIRS=$PAIRS MH_RECOVERY_REPS=$RECOVERY_REPS MH_RUNS=$RUNS MH_TIMEOUT=$TIMEOUT MH_SCENARIO=$SCENARIO BENCH=multihost make bench"

@@ -678,8 +678,9 @@ def variants():
 FAULTS = {"single": "kill: one rank", "rank0": "kill: rank 0", "double": "kill: two ranks at once",
           "staggered": "kill: two ranks, 0-400 ms apart", "seq": "kill: two ranks, 0.8 s apart",
           "rerep": "kill: one rank, then one inside its recovery", "node": "node loss",
-          "stop": "straggler: a rank stopped 0.2-0.8 s", "node-stop": "straggler: a node stopped 0.2-0.8 s"}
-STRAGGLERS = ("stop", "node-stop")  # the scenarios that kill nobody
+          "stop": "straggler: a rank stopped 0.2-0.8 s", "node-stop": "straggler: a node stopped 0.2-0.8 s",
+          "partition": "partition: a node cut off 0.2-0.8 s", "cut": "partition: a node cut off 8 s (lost)"}
+STRAGGLERS = ("stop", "node-stop", "partition")  # the scenarios that kill nobody
 
 
 def faults():
@@ -810,7 +811,8 @@ def multihost(name="multihost.csv"):
         seen = [o for o in HISTORY_OUTCOMES if any(o in g for g in soak_.values())]
         seen += sorted({o for g in soak_.values() for o in g} - set(seen))
         body = []
-        kills = {"single": "one rank", "node": "one node", "node-stop": "none: a node stopped 0.2-0.8 s"}
+        kills = {"single": "one rank", "node": "one node", "node-stop": "none: a node stopped 0.2-0.8 s",
+                 "partition": "none: a node cut off 0.2-0.8 s", "cut": "one node, cut off 8 s"}
         for (v, h, sc), g in sorted(soak_.items()):
             c = collections.Counter(g)
             body.append([v, h, kills.get(sc, sc), len(g), *(c[o] for o in seen), hang_rate(c["hung"], len(g))])

@@ -35,6 +35,16 @@
 #              for dead
 #   node-stop  the same for a whole node (its ranks and its daemon), on the
 #              test cluster (KV_CLUSTER=1)
+#   partition  a node (not the launcher's) cut off the network for 200 to
+#              800 ms, then put back (kv_inject signal=LINK; for=...,
+#              through KV_INJECT_LINK, by default the test cluster's
+#              `vcluster link`): nothing closes a socket, TCP retransmits,
+#              and the run must pass as one without failures, no recovery
+#              run; on the test cluster
+#   cut        the same cut for 8 s, longer than the runtime's keepalive
+#              takes to declare the node lost (kvrun's settings: about 5 s):
+#              its ranks are failed, the others recover, and no write
+#              acknowledged on either side may be lost
 # --signal (KILL) is the killer's signal; another one (SEGV) makes the
 # victims crash as a buggy rank would, which the verdict must call crashed.
 # The kill instant is uniform over the middle of the run.  Afterwards
@@ -47,7 +57,7 @@
 # process of a node killed whole is a victim, whatever ends it:
 # scripts/crash-lines),
 # hung, aborted (the launcher ended the job: a lost daemon); orphans=N counts processes of the run left after it (must be 0).
-# In scenarios stop and node-stop gap_ms is the stop's length.
+# In scenarios stop, node-stop and partition gap_ms is the fault's length.
 # Exit 0 for pass, 1 otherwise.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -67,10 +77,10 @@ done
 [ -n "$OUT" ] || die "--out DIR is required"
 [ -x "$B/tests/history/client" ] || die "no $B/tests/history/client: run make first"
 kill -l "$SIG" > /dev/null 2>&1 || die "unknown signal '$SIG'"
-case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node|stop|node-stop) ;;
+case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node|stop|node-stop|partition|cut) ;;
   *) die "unknown scenario '$SCENARIO'" ;; esac
 INJ=$B/bin/kv_inject
-BY_INJ=; case $SCENARIO in node|stop|node-stop) BY_INJ=1 ;; esac  # kv_inject, from the pid table
+BY_INJ=; case $SCENARIO in node|stop|node-stop|partition|cut) BY_INJ=1 ;; esac  # kv_inject, from the pid table
 [ -z "$BY_INJ" ] || [ -x "$INJ" ] || die "no $INJ: run make first"
 NP=${NP:-$((R + 2 + SPARES))}
 rm -rf "$OUT" && mkdir -p "$OUT" || die "cannot make $OUT"
@@ -99,11 +109,11 @@ case $SCENARIO in
          POINT=${POINTS[$((RANDOM % ${#POINTS[@]}))]} ;;
   node) VICTIMS= ;;  # kv_inject draws the node; kills.csv says whom it killed
   stop) pick 1; STOPPED=${PICKED[0]} VICTIMS= ;;
-  node-stop) VICTIMS= ;;
+  node-stop|partition|cut) VICTIMS= ;;
 esac
 # Kill at a uniform instant over the middle of the run (milliseconds).
 GAP=0; [ "$SCENARIO" = staggered ] && GAP=$((RANDOM % 401))
-case $SCENARIO in stop|node-stop) GAP=$((200 + RANDOM % 601)) ;; esac
+case $SCENARIO in stop|node-stop|partition) GAP=$((200 + RANDOM % 601)) ;; cut) GAP=8000 ;; esac
 span=$(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.55}')
 AT=$(( $(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.15}') + (RANDOM * 32768 + RANDOM) % (span + 1) ))
 
@@ -145,7 +155,9 @@ inj_killer() {
     node) what="target=node:random" ;;
     stop) what="signal=STOP; for=$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}'); target=ranks:$STOPPED" ;;
     node-stop) what="signal=STOP; for=$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}'); target=node:random" ;;
+    partition|cut) what="signal=LINK; for=$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}'); target=node:random" ;;
   esac
+  KV_INJECT_LINK=${KV_INJECT_LINK:-"$ROOT/scripts/vcluster link {host} {state}"} \
   KV_INJECT_REMOTE=${KV_INJECT_REMOTE:-'kill -{signal} {pids}'} "$INJ" --pids "$OUT/pids" --nranks "$NP" \
     --schedule "$what; when=time:$at; seed=$SEED" \
     --max-simultaneous 1 --log "$OUT/kills.csv" --schedule-out "$OUT/schedule.csv" --timeout 20 \
@@ -166,16 +178,24 @@ KVRUN_STACKS="$OUT/stacks.txt" HIST_POINT_RANK=$POINT_RANK "$ROOT/scripts/kvrun"
   "${WRAP[@]}" "$B/tests/history/client" "$BACKEND" "$VARIANT" "$R" "$SPARES" "$SECONDS_" "$KEYS" "$SEED" "$OUT" \
   $POINT > "$OUT/kvrun.log" 2>&1
 krc=$?
-kill "$kpid" 2>/dev/null; wait "$kpid" 2>/dev/null
+# a cut link is put back before anything else (the injector ends on its
+# own after that); any other injector is stopped
+case $SCENARIO in partition|cut) wait "$kpid" 2>/dev/null ;; *) kill "$kpid" 2>/dev/null; wait "$kpid" 2>/dev/null ;; esac
 # kv_inject's log names the node's ranks it killed (role rank)
 [ "$SCENARIO" = node ] && VICTIMS=$(awk -F, 'NR > 1 && $6 == "rank" { printf "%s%s", s, $2; s = " " }' \
   "$OUT/kills.csv" 2>/dev/null)
 # a node loss that killed no rank is no test of one (inject.log says why),
-# nor a stop that stopped none
+# nor a stop that stopped none, nor a cut that cut nothing
 NOKILL=; [ "$SCENARIO" = node ] && [ -z "$VICTIMS" ] && NOKILL=1
 case $SCENARIO in stop|node-stop)
   STOPPED=$(awk -F, 'NR > 1 && $5 == "STOP" && $6 == "rank" { printf "%s%s", s, $2; s = ";" }' "$OUT/kills.csv" 2>/dev/null)
   grep -q ',CONT,' "$OUT/kills.csv" 2>/dev/null || NOKILL=1 ;;
+esac
+case $SCENARIO in partition|cut)  # the ranks of the host cut off (the pid table's)
+  cut_host=$(awk -F, 'NR > 1 && $5 == "LINKDOWN" { print $4; exit }' "$OUT/kills.csv" 2>/dev/null)
+  cut_ranks=$(cat "$OUT"/pids/rank.* 2>/dev/null | awk -v h="$cut_host" '$3 == h { printf "%s%s", s, $1; s = ";" }')
+  grep -q ',LINKUP,' "$OUT/kills.csv" 2>/dev/null && [ -n "$cut_ranks" ] || NOKILL=1
+  if [ "$SCENARIO" = partition ]; then STOPPED=$cut_ranks; else VICTIMS=${cut_ranks//;/ }; fi ;;
 esac
 orphans=$(env -u KVRUN_TAG grep -lzxF "KVRUN_TAG=$KVRUN_TAG" /proc/[0-9]*/environ 2>/dev/null)
 for p in $orphans; do p=${p#/proc/}; p=${p%/environ}; echo "orphan: $(ps -o pid=,stat=,args= -p "$p")" >> "$OUT/orphans"; done

@@ -15,7 +15,9 @@
 # on this host (ranks 1 and 2 here with a daemon and its parent, rank 0 on
 # another host) kills the daemon-parent, the daemon, rank 2 and rank 1, in
 # that order in the kill log with their roles, each by SIGKILL, and spares
-# rank 0; --help works.
+# rank 0; a partition (signal=LINK; for=0.4) runs KV_INJECT_LINK with the
+# host and "down" at its moment, "up" 0.4 s later, logs both, touches no
+# process, and is refused without KV_INJECT_LINK; --help works.
 # Every process started here is killed on exit (trap).  Exit 0 = pass.
 # The binary: $KV_INJECT_BIN, default $ROOT/build/bin/kv_inject (make).
 set -uo pipefail
@@ -195,6 +197,35 @@ else
   check "node: kill log by role: $got" "node: kill log '$got', wanted '$want'" [ "$got" = "$want" ]
   ok "node: $(grep -o '[0-9]* kills sent within.*' <<<"$OUT")"
 fi
+
+# 7. A partition: a host's link cut at +0.2 s and put back at +0.6 s through
+# KV_INJECT_LINK (here a command that records its words), no process
+# touched; refused without KV_INJECT_LINK.
+start_ranks link 4
+dir=$T/link/pids
+printf '0 %d head-elsewhere 0 0\n' "${R[0]}" >"$dir/rank.0"
+for r in 1 2 3; do printf '%d %d cut-host 0 0\n' "$r" "${R[r]}" >"$dir/rank.$r"; done
+START=$(date +%s.%N)
+OUT=$(KV_INJECT_LINK="echo {host} {state} >> $T/link/links" timeout 30 "$BIN" --pids "$dir" --nranks 4 \
+  --schedule 'signal=LINK; for=0.4; target=node:random; when=time:0.2' --max-simultaneous 1 \
+  --log "$T/link/kill.log" --start-time "$START" --timeout 5 2>&1 >/dev/null)
+RC=$?
+if [ "$RC" -ne 0 ]; then fail "link: kv_inject exit $RC: $OUT"
+else
+  check "link: cut-host's link went down, then up" "link: commands run: $(cat "$T/link/links" 2>/dev/null)" \
+    [ "$(tr '\n' ' ' < "$T/link/links" 2>/dev/null)" = "cut-host down cut-host up " ]
+  got=$(awk -F, 'NR > 1 {printf "%s:%s:%s ", $4, $5, $6}' "$T/link/kill.log")
+  check "link: log $got" "link: log '$got'" [ "$got" = "cut-host:LINKDOWN:host cut-host:LINKUP:host " ]
+  t=$(awk -F, 'NR == 3 {printf "%.6f", $7 / 1e9}' "$T/link/kill.log")
+  check "link: put back at +0.6 s" "link: put back at $t, wanted $START + 0.6" \
+    near "$t" "$(awk -v s="$START" 'BEGIN { printf "%.6f", s + 0.6 }')"
+  check "link: no process touched" "link: a rank was hit" [ "$(for r in 0 1 2 3; do state "${R[r]}"; done | tr -d '\n')" = SSSS ]
+fi
+OUT=$(env -u KV_INJECT_LINK timeout 30 "$BIN" --pids "$dir" --nranks 4 --max-simultaneous 1 --timeout 5 \
+  --schedule 'signal=LINK; target=node:random; when=time:0.2' --log "$T/link/kill2.log" 2>&1 >/dev/null)
+RC=$?
+if [ "$RC" -eq 2 ] && grep -q KV_INJECT_LINK <<<"$OUT"; then ok "link: refused without KV_INJECT_LINK"
+else fail "link: without KV_INJECT_LINK: exit $RC: $OUT"; fi
 
 # 5. --help
 check "--help prints usage" "--help: no usage" grep -q "^usage: kv_inject" <<<"$("$BIN" --help)"

@@ -131,6 +131,11 @@ history history-online-node-create --variant online --backend create --scenario 
 # a straggler node (its daemon and ranks stopped, then continued): no loss,
 # no recovery
 history history-online-node-stop --variant online --backend create --scenario node-stop --np 6 --r 2 --seconds 1.5 --seed 3
+# a partition: a node cut off the network for 0.2-0.8 s (no recovery may
+# run), and for 8 s (longer than detection: the node is lost, nothing
+# acknowledged may be)
+history history-online-partition --variant online --backend create --scenario partition --np 6 --r 2 --seconds 1.5 --seed 3
+history history-online-cut --variant online --backend create --scenario cut --np 6 --r 2 --seconds 1.5 --seed 3
 case_ win_ack-create "-n 4" win_ack create on
 for sc in exclusive shared claimed-writer claimed-reader accumulate; do
   case_ "win_lock-create-$sc" "-n 4" win_lock create "$sc"

@@ -306,6 +306,7 @@ static void test_bad_items(void **st) {
         {"for=2", "for"},               {"signal=STOP; for=0", "for"},
         {"signal=STOP; for=-1", "for"}, {"signal=STOP; for=2s", "for"},
         {"signal=STOP; for=90000", "for"}, {"signal=KILL; for=1", "for"},
+        {"signal=LINK", "signal"},      /* a link is a host's: node targets only */
     };
     char text[256];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -350,6 +351,29 @@ static void test_csv(void **st) {
 
 /* A straggler (for=): every victim carries its stop's length, no
  * survivability limit applies (nothing is lost), and the CSV says it. */
+/* A partition (signal=LINK): one event per node, its host's link, no
+ * process; the node limits hold even with an end (a cut that outlasts
+ * detection loses the node). */
+static void test_partition(void **st) {
+    (void)st;
+    kvi_spec s;
+    kvi_schedule sc;
+    parse_ok("target=node:random; when=time:1; signal=LINK; for=0.5", &s);
+    assert_int_equal(s.signal, KVI_LINK_DOWN);
+    build_ok(&s, 12, 1, &sc);
+    assert_int_equal(sc.nevents, 1);
+    assert_int_equal(sc.events[0].role, KVI_ROLE_HOST);
+    assert_int_equal(sc.events[0].rank, -1);
+    assert_int_equal(sc.events[0].pid, 0);
+    assert_true(sc.events[0].resume_s == 0.5);
+    assert_true(strcmp(sc.events[0].host, "node0") != 0);   /* not the launch node */
+    kvi_schedule_free(&sc);
+    refused("target=node:random; when=time:1; signal=LINK; for=0.5", 12, 0, "force=1");
+    assert_string_equal(kvi_signal_name(KVI_LINK_DOWN), "LINKDOWN");
+    assert_string_equal(kvi_signal_name(KVI_LINK_UP), "LINKUP");
+    assert_string_equal(kvi_role_name(KVI_ROLE_HOST), "host");
+}
+
 static void test_straggler(void **st) {
     (void)st;
     kvi_spec s;
@@ -382,7 +406,7 @@ int main(void) {
         cmocka_unit_test(test_weibull),        cmocka_unit_test(test_random_targets),
         cmocka_unit_test(test_limits),         cmocka_unit_test(test_spread_and_ops),
         cmocka_unit_test(test_bad_items),      cmocka_unit_test(test_csv),
-        cmocka_unit_test(test_straggler),
+        cmocka_unit_test(test_straggler),      cmocka_unit_test(test_partition),
     };
     return cmocka_run_group_tests_name("inject_schedule", tests, NULL, NULL);
 }
