@@ -182,23 +182,23 @@ int kv_open(MPI_Comm comm, const kv_config *cfg_in, kv_store **out) {
 int kv_close(kv_store *s) {
     if (!s) return KV_ERR_ARG;
     int rc = KV_OK;
-    /* A failure noticed now is repaired first, so the collective frees
-     * below run on a communicator of live ranks only. */
-    if (!s->spare && s->vt->detects && (s->failure_pending || kvw_test(s))) rc = kvr_recover(s);
-    /* Every member finishes the background re-replication (online), so
-     * that none waits for another's share after that one closed. */
-    if (s->bg && (rc == KV_OK || rc == KV_WARN_DEGRADED)) rc = kvr_background_finish(s);
+    /* The members meet first (kv_barrier), so that a failure noticed now is
+     * repaired by all of them or by none, and the collective frees below
+     * run on a communicator of live ranks only; kv_barrier also finishes
+     * the background re-replication (online), so that none waits for
+     * another's share after that one closed, and no member still writes
+     * to a table another frees.  A repair that one member started alone
+     * (it noticed a death the others had not) waited for ever in its
+     * shrink while they went on to free and finalize: a soak run of
+     * online, the second of two kills landing as the run closed. */
+    if (!s->spare && s->vt->detects) rc = kv_barrier(s);
     s->closing = true;
     if (s->nspares > 0 && !s->spare) kvr_release_spares(s);
     kvw_stop(s);
     if (s->win != MPI_WIN_NULL) {
-        /* A window kept through a failure (online) is freed without the
+        /* (A window kept through a failure, online's, is freed without the
          * barrier MPI_Win_free has, which the patched Open MPI skips once
-         * a member failed: without this one a member could free its table
-         * while another still writes to it, and osc/rdma would serve that
-         * write from freed memory. */
-        if (s->vt->keep && kvo_window_outlives(s) && s->epoch > 0 && !s->spare && s->comm != MPI_COMM_NULL)
-            MPI_Barrier(s->comm);
+         * a member failed: kv_barrier above is the one it needs.) */
         MPI_Win_unlock_all(s->win);
         if (MPI_Win_free(&s->win) != MPI_SUCCESS) rc = KV_ERR_MPI;
     }

@@ -35,7 +35,9 @@
 #   the per-target rules of the patched osc/rdma across hosts (win_ack
 #     create on, 4 ranks spread over the hosts, the last one killed), and
 #     its locks that name their holders, reached through the network by
-#     two of the three survivors (win_lock create, each of its cases).
+#     two of the three survivors (win_lock create, each of its cases),
+#     and what a node's leader killed alone leaves of its node-mate
+#     (win_leader: reachable memory, locks that fail).
 # No process of a run may die of a signal it was not sent, before its
 # verdict or after (a survivor's MPI_Finalize too: every survivor of a node
 # loss aborted there, in coll/han, before patch 0010).
@@ -140,4 +142,7 @@ case_ win_ack-create "-n 4" win_ack create on
 for sc in exclusive shared claimed-writer claimed-reader accumulate; do
   case_ "win_lock-create-$sc" "-n 4" win_lock create "$sc"
 done
+# a node's leader killed alone: its node-mate's memory stays reachable,
+# its locks answer MPIX_ERR_PROC_FAILED (their server died)
+case_ win_leader-create "-n 6" win_leader
 [ ${#FAILED[@]} -eq 0 ]
