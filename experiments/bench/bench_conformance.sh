@@ -38,28 +38,12 @@ for sw in on off; do
   mkdir -p "$W/$sw" && cp "$B"/test-logs/*.log "$W/$sw/" 2>/dev/null
 done
 unset KVT_FT_RMA
-python3 - "$W" "$OUT.tmp" <<'PY'
-import glob, os, re, sys
-w, out = sys.argv[1], sys.argv[2]
-check = re.compile(r"check failed: .*|returned -?[0-9]+ \([^)]*\), wanted .*|came back from .*")
-with open(out, "w") as f:
-    f.write("case,backend,switch,outcome,signature\n")
-    for sw in ("on", "off"):
-        for p in sorted(glob.glob(os.path.join(w, sw, "*.log"))):
-            case = os.path.basename(p)[:-4]
-            if not case.startswith(("win_ack", "win_lock", "win_ft")) or case.endswith(("-off", "-stock")):
-                continue
-            text = open(p, "rb").read().decode("utf-8", "replace").replace("\0", "")
-            verdict = ([l for l in text.splitlines() if re.match(r"\s*kvrun: [A-Z]+ ", l) and "launch:" not in l]
-                       or ["kvrun: no verdict"])[-1].strip()
-            outcome = ("pass" if "FINISHED PASS" in verdict else "hung" if "HUNG" in verdict
-                       else "crashed" if "CRASHED" in verdict else "fail")
-            m = check.search(text)
-            sig = "" if outcome == "pass" else (m.group(0) if m and outcome == "fail" else verdict)
-            sig = re.sub(r"\s+", " ", sig).replace(",", ";")[:120]
-            backend = "allocate" if "-allocate" in case else "create" if "-create" in case else "none"
-            f.write(f"{case},{backend},{sw},{outcome},{sig}\n")
-PY
+why='check failed: .*|returned -?[0-9]+ \([^)]*\), wanted .*|came back from .*'
+{ echo "case,backend,switch,outcome,signature"
+  for sw in on off; do
+    python3 "$ROOT/experiments/bench/caselogs.py" "$W/$sw" win_ack win_lock win_ft --skip -off -stock \
+      --why "$why" --column "switch=$sw"
+  done; } > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 { "$ROOT/scripts/provenance" "CONFORMANCE_TIMEOUT=$TIMEOUT BENCH=conformance make bench"
   echo "load before the cases: $load"; } > "${OUT%.csv}.meta"

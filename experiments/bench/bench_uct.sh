@@ -26,28 +26,9 @@ export KV_MCA="${KV_MCA:+$KV_MCA }btl_uct_memory_domains=posix,tcp"
 rm -rf "$KV_BUILD/test-logs"
 load=$(cut -d' ' -f1 /proc/loadavg)
 MPI_TIMEOUT=${UCT_TIMEOUT:-30} TESTS="store_ win_ft ulfm_shrink-4 ulfm_shrink-5" bash "$ROOT/tests/run.sh" > "$KV_BUILD/uct-run.log" 2>&1
-python3 - "$KV_BUILD/test-logs" "$OUT.tmp" <<'PY'
-import glob, os, re, sys
-logs, out = sys.argv[1], sys.argv[2]
-why_re = re.compile(r"Caught signal [0-9]+ \([^)]*\)|BTL is not compatible with active-message RDMA|"
-                    r"UCX  ERROR .*|MPI_ERR_[A-Z_]+|errors=[0-9]+")
-with open(out, "w") as f:
-    f.write("case,backend,outcome,signature\n")
-    for p in sorted(glob.glob(os.path.join(logs, "*.log"))):
-        case = os.path.basename(p)[:-4]
-        if not case.startswith(("store_", "win_ft", "ulfm_shrink")) or case.endswith("noft"):
-            continue
-        text = open(p, "rb").read().decode("utf-8", "replace").replace("\0", "")
-        verdict = ([l for l in text.splitlines() if re.match(r"\s*kvrun: [A-Z]+ ", l) and "launch:" not in l]
-                   or ["kvrun: no verdict"])[-1].strip()
-        outcome = ("pass" if "FINISHED PASS" in verdict else "hung" if "HUNG" in verdict
-                   else "crashed" if "CRASHED" in verdict else "fail")
-        m = why_re.search(text)
-        sig = "" if outcome == "pass" else (m.group(0) if m else verdict)
-        sig = re.sub(r"\s+", " ", sig.split("] ")[-1]).replace(",", ";")[:120]
-        backend = "allocate" if "-allocate" in case else "create" if "-create" in case else "none"
-        f.write(f"{case},{backend},{outcome},{sig}\n")
-PY
+python3 "$ROOT/experiments/bench/caselogs.py" "$KV_BUILD/test-logs" store_ win_ft ulfm_shrink --skip noft --header \
+  --why 'Caught signal [0-9]+ \([^)]*\)|BTL is not compatible with active-message RDMA|UCX  ERROR .*|MPI_ERR_[A-Z_]+|errors=[0-9]+' \
+  > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 { "$ROOT/scripts/provenance" "UCT_TIMEOUT=${UCT_TIMEOUT:-30} BENCH=uct make bench"
   echo "mpi-ucx: $(sed -n 's/^MPI_VERSION := //p' "$ROOT/build/mpi-ucx/mpi.mk") at $UHOME, $(grep -c . <<<"$(sed -n 's/^patches=//p' "$UHOME/.kvstore-complete" | tr ' ' '\n')") patches, --with-ucx"
