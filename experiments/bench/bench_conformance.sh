@@ -41,7 +41,7 @@ unset KVT_FT_RMA
 why='check failed: .*|returned -?[0-9]+ \([^)]*\), wanted .*|came back from .*'
 { echo "case,backend,switch,outcome,signature"
   for sw in on off; do
-    python3 "$ROOT/experiments/bench/caselogs.py" "$W/$sw" win_ack win_lock win_ft --skip -off -stock \
+    python3 "$ROOT/experiments/bench/caselogs.py" "$W/$sw" win_ack win_lock win_ft --skip=-off,-stock \
       --why "$why" --column "switch=$sw"
   done; } > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"

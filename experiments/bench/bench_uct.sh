@@ -26,7 +26,7 @@ export KV_MCA="${KV_MCA:+$KV_MCA }btl_uct_memory_domains=posix,tcp"
 rm -rf "$KV_BUILD/test-logs"
 load=$(cut -d' ' -f1 /proc/loadavg)
 MPI_TIMEOUT=${UCT_TIMEOUT:-30} TESTS="store_ win_ft ulfm_shrink-4 ulfm_shrink-5" bash "$ROOT/tests/run.sh" > "$KV_BUILD/uct-run.log" 2>&1
-python3 "$ROOT/experiments/bench/caselogs.py" "$KV_BUILD/test-logs" store_ win_ft ulfm_shrink --skip noft --header \
+python3 "$ROOT/experiments/bench/caselogs.py" "$KV_BUILD/test-logs" store_ win_ft ulfm_shrink --skip=noft --header \
   --why 'Caught signal [0-9]+ \([^)]*\)|BTL is not compatible with active-message RDMA|UCX  ERROR .*|MPI_ERR_[A-Z_]+|errors=[0-9]+' \
   > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"

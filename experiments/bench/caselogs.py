@@ -10,7 +10,7 @@ signature: the first match of --why in the log, else the verdict.  The
 benchmarks that record which cases pass under some condition use it
 (bench_uct.sh: over btl/uct; bench_conformance.sh: the switch on and off).
 
-usage: caselogs.py LOGDIR PREFIX... [--skip SUFFIX...] [--why REGEX]
+usage: caselogs.py LOGDIR PREFIX... [--skip=SUFFIX,...] [--why REGEX]
                    [--column NAME=VALUE] [--header]
 """
 import argparse
@@ -35,7 +35,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("logdir")
     ap.add_argument("prefix", nargs="+")
-    ap.add_argument("--skip", nargs="*", default=[])
+    ap.add_argument("--skip", default="", help="suffixes, comma-separated (--skip=-off,-stock)")
     ap.add_argument("--why", default=r"$^")
     ap.add_argument("--column")
     ap.add_argument("--header", action="store_true")
@@ -47,7 +47,8 @@ def main():
         out.write(",".join(["case", "backend"] + ([extra[0]] if extra else []) + ["outcome", "signature"]) + "\n")
     for p in sorted(glob.glob(os.path.join(a.logdir, "*.log"))):
         case = os.path.basename(p)[:-4]
-        if not case.startswith(tuple(a.prefix)) or (a.skip and case.endswith(tuple(a.skip))):
+        skip = tuple(x for x in a.skip.split(",") if x)
+        if not case.startswith(tuple(a.prefix)) or (skip and case.endswith(skip)):
             continue
         text = open(p, "rb").read().decode("utf-8", "replace").replace("\0", "")
         status = verdict(text)
