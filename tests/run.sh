@@ -52,7 +52,8 @@ done
 
 run_mpi() {  # label np timeout [kvrun options] -- prog args ; sets $out, $rc
   local label=$1 np=$2 to=$3; shift 3
-  "$ROOT/scripts/kvrun" -n "$np" --timeout "$to" "$@" > "$LOG/$label.log" 2>&1; rc=$?
+  # a hung case leaves its processes' stacks beside its log
+  KVRUN_STACKS=$LOG/$label.stacks "$ROOT/scripts/kvrun" -n "$np" --timeout "$to" "$@" > "$LOG/$label.log" 2>&1; rc=$?
   out=$(tr -d '\000' < "$LOG/$label.log")  # crash dumps may hold NUL bytes
 }
 
