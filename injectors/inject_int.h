@@ -9,6 +9,7 @@
 #ifndef KV_INJECT_INT_H
 #define KV_INJECT_INT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,14 @@
 typedef kvu_rng kvi_rng;
 double kvi__rng_open01(kvi_rng *r);              /* uniform in (0, 1) */
 uint64_t kvi__rng_below(kvi_rng *r, uint64_t n); /* uniform in [0, n), n > 0 */
+
+/* Faults that can end (the spec's for=): a stop, a cut link. */
+static inline int kvi__can_end(int sig) { return sig == SIGSTOP || sig == KVI_LINK_DOWN; }
+
+/* A straggler: stopped, then continued; it loses nothing, so no
+ * survivability limit applies (a cut link has them: a long cut is a
+ * node loss). */
+static inline int kvi__straggler(const kvi_spec *s) { return s->signal == SIGSTOP && s->for_s > 0; }
 
 /* True when s is a usable host name: 1..63 chars of [A-Za-z0-9._-]. */
 int kvi__valid_host(const char *s);

@@ -120,11 +120,15 @@ extern char **environ;
 
 /* A straggler's end: "sleep S; kill -CONT PIDS" in a shell of its own. */
 static int spawn_resumer(const kvi_event *g, int k) {
-    char cmd[64 + 12 * 256];
+    enum { MAXPIDS = 256 };
+    char cmd[64 + 12 * MAXPIDS];   /* " PID" is 12 characters at most */
+    if (k > MAXPIDS) {
+        errno = E2BIG;
+        return -1;
+    }
     int n = snprintf(cmd, sizeof cmd, "sleep %.6f; exec kill -CONT", g[0].resume_s);
-    for (int i = 0; i < k && n < (int)sizeof cmd - 12; i++)
+    for (int i = 0; i < k; i++)
         if (g[i].pid > 0) n += snprintf(cmd + n, sizeof cmd - (size_t)n, " %d", g[i].pid);
-    if (k > 256) return -1;
     char *argv[] = {"sh", "-c", cmd, NULL};
     pid_t pid;
     return posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ) == 0 ? 0 : -1;

@@ -239,27 +239,25 @@ typedef struct stops {
     int *first, *n, count;
 } stops;
 
+static double end_of(const kvi_event *e) { return e->at_time_s + e->resume_s; }
+
 /* End every stop due by `until` (HUGE_VAL: all), earliest first. */
 static int end_stops(const kvi_schedule *s, stops *st, double start, double until, const char *log) {
     int failed = 0;
     for (;;) {
         int best = -1;
-        for (int k = 0; k < st->count; k++) {
-            const kvi_event *e = &s->events[st->first[k]];
-            if (best < 0 || e->at_time_s + e->resume_s <
-                                s->events[st->first[best]].at_time_s + s->events[st->first[best]].resume_s)
-                best = k;
-        }
+        for (int k = 0; k < st->count; k++)
+            if (best < 0 || end_of(&s->events[st->first[k]]) < end_of(&s->events[st->first[best]])) best = k;
         if (best < 0) return failed;
         const kvi_event *e = &s->events[st->first[best]];
-        if (e->at_time_s + e->resume_s > until) return failed;
+        if (end_of(e) > until) return failed;
         int n = st->n[best];
         kvi_event *cont = malloc((size_t)n * sizeof *cont);
         if (!cont) return failed + n;
         for (int i = 0; i < n; i++) {
             cont[i] = e[i];
             cont[i].signal = e[i].signal == KVI_LINK_DOWN ? KVI_LINK_UP : SIGCONT;
-            cont[i].at_time_s = e[i].at_time_s + e[i].resume_s;
+            cont[i].at_time_s = end_of(&e[i]);
         }
         failed += run_event(cont, n, start, log);
         free(cont);
@@ -282,8 +280,7 @@ static int run_kills(const kvi_schedule *s, double start, const char *log) {
         while (j < s->nevents && s->events[j].index == s->events[i].index) j++;
         failed += end_stops(s, &st, start, s->events[i].at_time_s, log);
         failed += run_event(&s->events[i], j - i, start, log);
-        if ((s->events[i].signal == SIGSTOP || s->events[i].signal == KVI_LINK_DOWN) &&
-            s->events[i].resume_s > 0) {
+        if (s->events[i].resume_s > 0) {   /* a stop or a cut with an end */
             st.first[st.count] = i;
             st.n[st.count++] = j - i;
         }

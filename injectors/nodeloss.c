@@ -23,7 +23,6 @@
  * has them even with an end: one that outlasts the runtime's detection
  * is the loss of that node.
  */
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,7 +114,7 @@ static int check_node_limits(const kvi_spec *s, const nodes *nd, const int *chos
                              int nranks, int max_sim, char *err, size_t len) {
     int lost = 0;
     for (int e = 0; e < s->count; e++) lost += nd->size[chosen[e]];
-    if (s->force || (s->for_s > 0 && s->signal == SIGSTOP)) return 0;   /* a straggler loses nothing */
+    if (s->force || kvi__straggler(s)) return 0;
     if (max_sim < 1)
         return kvu_fail(err, len, "target: a node would die at once but the store survives "
                          "at most %d simultaneous losses (max_simultaneous); set force=1 to "

@@ -15,7 +15,6 @@
  * (max_simultaneous at once, nranks-1 in total) unless forced.
  */
 #include <limits.h>
-#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,7 +109,7 @@ static int pick_random(const kvi_spec *s, kvi_rng *rng, int nranks, int *victims
  * nothing: no limit). */
 static int check_limits(const kvi_spec *s, int at_once, int total, int nranks, int max_sim,
                         char *err, size_t len) {
-    if (s->force || (s->for_s > 0 && s->signal == SIGSTOP)) return 0;
+    if (s->force || kvi__straggler(s)) return 0;
     if (at_once > max_sim)
         return kvu_fail(err, len, "target: %d ranks would die at once but the store survives "
                          "at most %d simultaneous losses (max_simultaneous); set force=1 to "
@@ -135,7 +134,7 @@ void kvi__set_moment(const kvi_spec *s, kvi_rng *rng, int e, double *t, kvi_even
     memset(ev, 0, sizeof *ev);   /* whole, padding too: equal schedules compare equal */
     ev->at_ops = -1;
     ev->at_time_s = -1;
-    ev->resume_s = s->signal == SIGSTOP || s->signal == KVI_LINK_DOWN ? s->for_s : 0;
+    ev->resume_s = kvi__can_end(s->signal) ? s->for_s : 0;
     if (s->when == KVI_WHEN_OPS) {
         ev->kind = KVI_AT_OPS;
         ev->at_ops = (long long)(e + 1) * s->ops;
@@ -190,7 +189,7 @@ static int check_spec(const kvi_spec *s, char *err, size_t len) {
         s->signal == KVI_LINK_UP || (s->signal == KVI_LINK_DOWN && s->target != KVI_TARGET_NODE))
         return kvu_fail(err, len, "signal: %d is not KILL, TERM, SEGV, STOP or LINK (a node "
                         "target's)", s->signal);
-    if (!(s->for_s >= 0) || (s->for_s > 0 && s->signal != SIGSTOP && s->signal != KVI_LINK_DOWN))
+    if (!(s->for_s >= 0) || (s->for_s > 0 && !kvi__can_end(s->signal)))
         return kvu_fail(err, len, "for: %g is invalid (a fault's length, with signal=STOP or "
                         "LINK only)", s->for_s);
     if ((s->target == KVI_TARGET_RANKS && (s->nlisted < 1 || s->nlisted > KVI_MAX_LISTED)) ||

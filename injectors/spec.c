@@ -249,7 +249,7 @@ static int check_whole(kvi_spec *s, const int *seen, char *err, size_t len) {
                          "ranks again; use count=1 (spread=spread separates them in time), "
                          "target=random:K or target=node:random", s->count);
     if (s->target == KVI_TARGET_NODE && !seen[ITEM_RANK0]) s->allow_rank0 = 0;
-    if (s->for_s > 0 && s->signal != SIGSTOP && s->signal != KVI_LINK_DOWN)
+    if (s->for_s > 0 && !kvi__can_end(s->signal))
         return kvu_fail(err, len, "for: a fault's length, only with signal=STOP (a straggler: "
                          "stopped, then continued %g s later) or signal=LINK (a partition)",
                          s->for_s);

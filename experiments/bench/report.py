@@ -811,11 +811,11 @@ def multihost(name="multihost.csv"):
         seen = [o for o in HISTORY_OUTCOMES if any(o in g for g in soak_.values())]
         seen += sorted({o for g in soak_.values() for o in g} - set(seen))
         body = []
-        kills = {"single": "one rank", "node": "one node", "node-stop": "none: a node stopped 0.2-0.8 s",
-                 "partition": "none: a node cut off 0.2-0.8 s", "cut": "one node, cut off 8 s"}
+        kills = {"single": "one rank", "node": "one node"}
         for (v, h, sc), g in sorted(soak_.items()):
             c = collections.Counter(g)
-            body.append([v, h, kills.get(sc, sc), len(g), *(c[o] for o in seen), hang_rate(c["hung"], len(g))])
+            body.append([v, h, kills.get(sc, FAULTS.get(sc, sc)), len(g), *(c[o] for o in seen),
+                         hang_rate(c["hung"], len(g))])
         out += table(["variant", "hosts", "killed", "runs", *seen, "hang rate [95% CI]"], body)
     return out
 

@@ -149,13 +149,14 @@ killer() {
 # kv_inject's scenarios: a node loss (the node's daemon and ranks killed
 # by the pid table), a stopped rank or node (continued GAP ms later).
 inj_killer() {
-  local at what
+  local at for_s what
   at=$(awk -v ms="$AT" 'BEGIN {printf "%.3f", ms / 1000}')
+  for_s=$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}')
   case $SCENARIO in
     node) what="target=node:random" ;;
-    stop) what="signal=STOP; for=$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}'); target=ranks:$STOPPED" ;;
-    node-stop) what="signal=STOP; for=$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}'); target=node:random" ;;
-    partition|cut) what="signal=LINK; for=$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}'); target=node:random" ;;
+    stop) what="signal=STOP; for=$for_s; target=ranks:$STOPPED" ;;
+    node-stop) what="signal=STOP; for=$for_s; target=node:random" ;;
+    partition|cut) what="signal=LINK; for=$for_s; target=node:random" ;;
   esac
   KV_INJECT_LINK=${KV_INJECT_LINK:-"$ROOT/scripts/vcluster link {host} {state}"} \
   KV_INJECT_REMOTE=${KV_INJECT_REMOTE:-'kill -{signal} {pids}'} "$INJ" --pids "$OUT/pids" --nranks "$NP" \

@@ -331,17 +331,23 @@ static void test_bad_items(void **st) {
     }
 }
 
+/* The schedule's CSV, in a buffer the caller frees. */
+static char *csv_of(const kvi_schedule *sc) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(kvi_schedule_write_csv(sc, f), 0);
+    fclose(f);
+    return buf;
+}
+
 static void test_csv(void **st) {
     (void)st;
     kvi_spec s;
     kvi_schedule sc;
-    char *buf = NULL;
-    size_t len = 0;
     parse_ok("target=ranks:2,3; when=time:0.5; signal=STOP", &s);
     build_ok(&s, 8, 2, &sc);
-    FILE *f = open_memstream(&buf, &len);
-    assert_int_equal(kvi_schedule_write_csv(&sc, f), 0);
-    fclose(f);
+    char *buf = csv_of(&sc);
     assert_string_equal(buf, "event,target_rank,pid,host,signal,when_kind,at_ops,at_time_s,role,for_s\n"
                              "0,2,1002,node0,STOP,time,,0.500000,rank,\n"
                              "0,3,1003,node0,STOP,time,,0.500000,rank,\n");
@@ -349,8 +355,6 @@ static void test_csv(void **st) {
     kvi_schedule_free(&sc);
 }
 
-/* A straggler (for=): every victim carries its stop's length, no
- * survivability limit applies (nothing is lost), and the CSV says it. */
 /* A partition (signal=LINK): one event per node, its host's link, no
  * process; the node limits hold even with an end (a cut that outlasts
  * detection loses the node). */
@@ -374,20 +378,18 @@ static void test_partition(void **st) {
     assert_string_equal(kvi_role_name(KVI_ROLE_HOST), "host");
 }
 
+/* A straggler (for=): every victim carries its stop's length, no
+ * survivability limit applies (nothing is lost), and the CSV says it. */
 static void test_straggler(void **st) {
     (void)st;
     kvi_spec s;
     kvi_schedule sc;
-    char *buf = NULL;
-    size_t len = 0;
     parse_ok("target=ranks:0,1,2; when=time:0.25; signal=STOP; for=0.75", &s);
     assert_true(s.for_s == 0.75);
     build_ok(&s, 4, 1, &sc);   /* 3 at once with max_simultaneous 1: a straggler may */
     assert_int_equal(sc.nevents, 3);
     for (int i = 0; i < sc.nevents; i++) assert_true(sc.events[i].resume_s == 0.75);
-    FILE *f = open_memstream(&buf, &len);
-    assert_int_equal(kvi_schedule_write_csv(&sc, f), 0);
-    fclose(f);
+    char *buf = csv_of(&sc);
     assert_non_null(strstr(buf, "0,1,1001,node0,STOP,time,,0.250000,rank,0.750000\n"));
     free(buf);
     kvi_schedule_free(&sc);
