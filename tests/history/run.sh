@@ -180,8 +180,18 @@ KVRUN_STACKS="$OUT/stacks.txt" HIST_POINT_RANK=$POINT_RANK "$ROOT/scripts/kvrun"
   $POINT > "$OUT/kvrun.log" 2>&1
 krc=$?
 # a cut link is put back before anything else (the injector ends on its
-# own after that); any other injector is stopped
-case $SCENARIO in partition|cut) wait "$kpid" 2>/dev/null ;; *) kill "$kpid" 2>/dev/null; wait "$kpid" 2>/dev/null ;; esac
+# own after that, 30 s at most; else the link is put back here); any other
+# injector is stopped
+if [ "$SCENARIO" = partition ] || [ "$SCENARIO" = cut ]; then
+  for ((i = 0; i < 300; i++)); do kill -0 "$kpid" 2>/dev/null || break; sleep 0.1; done
+fi
+kill "$kpid" 2>/dev/null; wait "$kpid" 2>/dev/null
+if grep -q ',LINKDOWN,' "$OUT/kills.csv" 2>/dev/null && ! grep -q ',LINKUP,' "$OUT/kills.csv"; then
+  host=$(awk -F, 'NR > 1 && $5 == "LINKDOWN" { print $4; exit }' "$OUT/kills.csv")
+  link=${KV_INJECT_LINK:-"$ROOT/scripts/vcluster link {host} {state}"}
+  link=${link//\{host\}/$host}
+  sh -c "${link//\{state\}/up}" >> "$OUT/inject.log" 2>&1
+fi
 # kv_inject's log names the node's ranks it killed (role rank)
 [ "$SCENARIO" = node ] && VICTIMS=$(awk -F, 'NR > 1 && $6 == "rank" { printf "%s%s", s, $2; s = " " }' \
   "$OUT/kills.csv" 2>/dev/null)
