@@ -3,9 +3,10 @@
 # suite of the fault-tolerant RMA, on the patched build and on what Open
 # MPI does as released, side by side.
 #
-# The suite is tests/mpi/win_ack.c, win_lock.c and win_ft.c: one small
-# program per rule of the proposal (per-target failures, acknowledgement,
-# locks held or half taken by the dead, revoke, free), a victim killed by
+# The suite is the programs SUITE names (tests/mpi/): one small program
+# per rule of the proposal (per-target failures, acknowledgement, locks
+# held or half taken by the dead, revoke, free, a window's collectives
+# after MPIX_Win_shrink_comm), a victim killed by
 # SIGKILL, on osc/sm (allocate) and osc/rdma (create).  Every case of theirs
 # that make test runs with the switch on runs here twice through
 # tests/run.sh, each under CONFORMANCE_TIMEOUT (20 s): with the switch
@@ -23,10 +24,11 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${CONFORMANCE_CSV:-${BENCH_OUT:-$ROOT/results/bench}/conformance.csv}
 B=${KV_BUILD:-$ROOT/build}
 TIMEOUT=${CONFORMANCE_TIMEOUT:-20}
-# the cases with the switch on (the stock records of win_ack and win_ft,
-# "off" and "stock", are the switch-off rules themselves: left out)
-CASES="win_ack-4-allocate-on win_ack-4-create-on win_lock win_ft"
-for p in win_ack win_lock win_ft; do
+SUITE="win_ack win_lock win_ft win_shrink"
+# the cases with the switch on (the stock records of the programs, "off"
+# and "stock", are the switch-off rules themselves: left out)
+CASES="win_ack-4-allocate-on win_ack-4-create-on win_lock win_ft win_shrink"
+for p in $SUITE; do
   [ -x "$B/tests/mpi/$p" ] || { echo "bench_conformance: not built: $B/tests/mpi/$p (run make)" >&2; exit 1; }
 done
 load=$(cut -d' ' -f1 /proc/loadavg)
@@ -41,7 +43,7 @@ unset KVT_FT_RMA
 why='check failed: .*|returned -?[0-9]+ \([^)]*\), wanted .*|came back from .*'
 { echo "case,backend,switch,outcome,signature"
   for sw in on off; do
-    python3 "$ROOT/experiments/bench/caselogs.py" "$W/$sw" win_ack win_lock win_ft --skip=-off,-stock \
+    python3 "$ROOT/experiments/bench/caselogs.py" "$W/$sw" $SUITE --skip=-off,-stock \
       --why "$why" --column "switch=$sw"
   done; } > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"

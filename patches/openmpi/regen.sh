@@ -11,7 +11,7 @@ ORIG=$(cd "$1" && pwd); NEW=$(cd "$2" && pwd)
 declare -A SERIES=(
   [0001-osc-base-ft-rma-switch]="ompi/mca/osc/base/base.h ompi/mca/osc/base/osc_base_frame.c ompi/win/win.h ompi/win/win.c"
   [0002-ftmpi-win-revoke]="ompi/mpiext/ftmpi/c/Makefile.am ompi/mpiext/ftmpi/c/Makefile.in ompi/mpiext/ftmpi/c/mpiext_ftmpi_c.h ompi/mpiext/ftmpi/c/win_ft.c ompi/mpiext/ftmpi/c/profile/Makefile.am ompi/mpiext/ftmpi/c/profile/Makefile.in"
-  [0003-osc-sm-ft]="ompi/mca/osc/sm/osc_sm.h ompi/mca/osc/sm/osc_sm_comm.c ompi/mca/osc/sm/osc_sm_component.c ompi/mca/osc/sm/osc_sm_passive_target.c"
+  [0003-osc-sm-ft]="ompi/mca/osc/sm/osc_sm.h ompi/mca/osc/sm/osc_sm_active_target.c ompi/mca/osc/sm/osc_sm_comm.c ompi/mca/osc/sm/osc_sm_component.c ompi/mca/osc/sm/osc_sm_passive_target.c"
   [0004-osc-rdma-ft]="ompi/mca/osc/rdma/osc_rdma.h ompi/mca/osc/rdma/osc_rdma_accumulate.c ompi/mca/osc/rdma/osc_rdma_active_target.c ompi/mca/osc/rdma/osc_rdma_btl_comm.c ompi/mca/osc/rdma/osc_rdma_btl_comm.h ompi/mca/osc/rdma/osc_rdma_comm.c ompi/mca/osc/rdma/osc_rdma_component.c ompi/mca/osc/rdma/osc_rdma_dynamic.c ompi/mca/osc/rdma/osc_rdma_frag.h ompi/mca/osc/rdma/osc_rdma_lock.h ompi/mca/osc/rdma/osc_rdma_module.c ompi/mca/osc/rdma/osc_rdma_passive_target.c ompi/mca/osc/rdma/osc_rdma_peer.c ompi/mca/osc/rdma/osc_rdma_types.h"
   [0005-prrte-lost-daemon]="3rd-party/prrte/src/mca/errmgr/dvm/errmgr_dvm.c"
   [0006-ftmpi-failure-notices]="ompi/communicator/ft/comm_ft.c ompi/errhandler/errhandler.c"

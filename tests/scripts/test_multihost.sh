@@ -139,6 +139,8 @@ history history-online-node-stop --variant online --backend create --scenario no
 history history-online-partition --variant online --backend create --scenario partition --np 6 --r 2 --seconds 1.5 --seed 3
 history history-online-cut --variant online --backend create --scenario cut --np 6 --r 2 --seconds 1.5 --seed 3
 case_ win_ack-create "-n 4" win_ack create on
+# a window's collectives among the survivors after MPIX_Win_shrink_comm
+case_ win_shrink-create "-n 4" win_shrink create on
 for sc in exclusive shared claimed-writer claimed-reader accumulate; do
   case_ "win_lock-create-$sc" "-n 4" win_lock create "$sc"
 done
