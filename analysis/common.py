@@ -59,15 +59,21 @@ def run_throughput(run):
 
 
 def run_timeline(run):
-    """{bin start (s, rounded to 1 us): ops/s summed over ranks}."""
-    out, width = {}, {}
+    """{bin start (s, rounded to 1 us): ops/s summed over ranks}.  Each
+    rank's last bin is left out, and any bin after the first of those: a
+    rank stops when its run time is up, part way through that bin (or in
+    one past the run's length, when an operation ran over), so the bin
+    holds only part of a bin's operations and is no rate."""
+    out, width, last = {}, {}, {}
     for r in run.table("timeline.csv"):
         if r["ops"] is None:
             continue
         k = round(r["t_start_s"], 6)
         out[k] = out.get(k, 0) + r["ops"]
         width[k] = r["t_end_s"] - r["t_start_s"]
-    return {k: out[k] / width[k] for k in out if width[k] > 0}
+        last[r["rank"]] = max(last.get(r["rank"], k), k)
+    end = min(last.values(), default=None)
+    return {k: out[k] / width[k] for k in out if width[k] > 0 and k < end}
 
 
 RECOVERY_PARTS = ("detect",) + PHASES + ("other", "total")

@@ -11,7 +11,8 @@
 # phases along the critical path, a read p50) and a 95% interval around
 # each median; the stacked phases of recovery_phases add up to one rank's
 # total (never above the largest); results in the older clock formats
-# (kills.csv time_s, run_start_wallclock) still draw; malformed or partial copies (wrong timeline.csv
+# (kills.csv time_s, run_start_wallclock) still draw; a run's timeline
+# (analysis/common.run_timeline) leaves each rank's last bin out; malformed or partial copies (wrong timeline.csv
 # header, truncated recovery.csv row, meta.json without a field, and a few
 # more) make figures.py exit non-zero with "error: FILE: ..." naming the
 # file, and no Python traceback.  Exit 0 = pass; every failure is printed.
@@ -159,6 +160,23 @@ bad meta-json "$R/meta.json" "sed -i '1s/{/{,/' $R/meta.json"
 bad na-empty "$R/latency.csv" "sed -i '2s/,[0-9.]*\$/,/' $R/latency.csv"
 bad no-timeline "$R/timeline.csv" "rm $R/timeline.csv"
 bad no-runs-csv "runs.csv" "rm runs.csv"
+
+# ---- a run's timeline leaves out each rank's last bin (cut short at the run's end) ----
+tl=$("$PY" - "$ROOT/analysis" "$FIX/$R" <<'PY' 2>&1
+import csv, sys
+sys.path.insert(0, sys.argv[1])
+import common, results
+d = sys.argv[2]
+tl = common.run_timeline(results.Run(d, results.read_meta(d + "/meta.json")))
+last = {}
+for r in csv.DictReader(open(d + "/timeline.csv")):
+    last[r["rank"]] = max(last.get(r["rank"], 0.0), float(r["t_start_s"]))
+starts = {round(float(r["t_start_s"]), 6) for r in csv.DictReader(open(d + "/timeline.csv"))}
+print("ok" if max(tl) < min(last.values()) and len(tl) == len(starts) - 1 else
+      f"bins {sorted(tl)[-3:]}, last bins {last}")
+PY
+)
+[ "$tl" = ok ] || fail "run_timeline: $tl"
 
 # ---- tolerated: what the campaign runner really leaves ----------------------------
 good() {  # name mutation
