@@ -35,6 +35,14 @@ extern "C" {
  * KV_INJECT_LINK with {host} and {state} (down, up). */
 #define KVI_LINK_DOWN 1000
 #define KVI_LINK_UP 1001
+/* A node that vanishes (spec signal=VANISH, node targets only): its
+ * daemon and ranks stopped (SIGSTOP) and its link cut at one instant, as
+ * a power loss or a kernel panic leaves it: nothing closes a socket, and
+ * only heartbeats and keepalive notice.  The spec's for= is required:
+ * that long after, the stopped processes are killed and the link put back
+ * (the node rebooted, its processes gone), so none outlives the run.  In
+ * the schedule it is the node's STOP events, then its host's LINKDOWN. */
+#define KVI_VANISH 1002
 #define KVI_MAX_LISTED 1024   /* most ranks a target=ranks: list may name */
 
 /* Who dies in one failure event. */
@@ -65,10 +73,13 @@ typedef enum kvi_when_kind {
 
 /* A parsed spec.  Plain data (no pointers): copy it freely, nothing to free. */
 typedef struct kvi_spec {
-    int signal;                    /* SIGKILL, SIGTERM, SIGSEGV, SIGSTOP or KVI_LINK_DOWN */
-    double for_s;                  /* SIGSTOP, KVI_LINK_DOWN: > 0, the fault ends this long
-                                      after it began (SIGCONT: a straggler; the link put
-                                      back: a partition healed); 0, for good */
+    int signal;                    /* SIGKILL, SIGTERM, SIGSEGV, SIGSTOP, KVI_LINK_DOWN or
+                                      KVI_VANISH */
+    double for_s;                  /* SIGSTOP, KVI_LINK_DOWN, KVI_VANISH: > 0, the fault
+                                      ends this long after it began (SIGCONT: a straggler;
+                                      the link put back: a partition healed; a vanished
+                                      node's processes killed, its link put back); 0, for
+                                      good (not with KVI_VANISH) */
     kvi_target_kind target;
     int listed[KVI_MAX_LISTED];    /* KVI_TARGET_RANKS: the ranks, distinct */
     int nlisted;
@@ -121,8 +132,10 @@ typedef struct kvi_event {
     kvi_at_kind kind;
     long long at_ops;         /* KVI_AT_OPS; -1 otherwise */
     double at_time_s;         /* KVI_AT_TIME; -1 otherwise */
-    double resume_s;          /* > 0: a stopped victim gets SIGCONT, a cut link is put
-                                 back, this long after (the spec's for=); 0 otherwise */
+    double resume_s;          /* > 0: the fault ends this long after (the spec's for=)
+                                 with end_signal; 0 otherwise */
+    int end_signal;           /* what ends it: SIGCONT (a straggler), SIGKILL (a
+                                 vanished node's process), KVI_LINK_UP; 0 none */
 } kvi_event;
 
 /* A drawn schedule: events in firing order (event index ascending). */

@@ -17,7 +17,9 @@
  * the first signal to just after the last.  A partition's cut and end are
  * no signals: each host's link goes down or up through the command
  * template in KV_INJECT_LINK ({host}, {state}), the timestamp read right
- * before the command, the lines logged after the last (link_group).
+ * before the command, the lines logged after the last (link_group).  A
+ * group that has both (a vanish: the node's processes stopped, then its
+ * link cut) goes as its signals, then its links.
  */
 #include <errno.h>
 #include <signal.h>
@@ -143,6 +145,8 @@ static void send_all(const kvi_event *evs, int *err, const step *steps, int ns, 
     }
 }
 
+static int is_link(int sig) { return sig == KVI_LINK_DOWN || sig == KVI_LINK_UP; }
+
 /* A partition's cut or end (KVI_LINK_DOWN, KVI_LINK_UP): one
  * KV_INJECT_LINK command per host, then the lines of those done. */
 static int link_group(const kvi_event *evs, int n, const char *log_path, int *err_out,
@@ -187,7 +191,17 @@ int kvi__kill_group(const kvi_event *evs, int n, const char *log_path, int *err_
         errno = EINVAL;
         return -1;
     }
-    if (evs[0].signal == KVI_LINK_DOWN || evs[0].signal == KVI_LINK_UP)
+    int k = 1;   /* a vanish is signals, then a link: each part on its own */
+    while (k < n && is_link(evs[k].signal) == is_link(evs[0].signal)) k++;
+    if (k < n) {
+        double s1 = 0, s2 = 0;
+        int a = kvi__kill_group(evs, k, log_path, err_out, &s1, all_local);
+        int b = a < 0 ? -1 : kvi__kill_group(evs + k, n - k, log_path, err_out ? err_out + k : NULL,
+                                            &s2, all_local);
+        if (spread_s) *spread_s = s1 + s2;
+        return b < 0 ? -1 : a + b;
+    }
+    if (is_link(evs[0].signal))
         return link_group(evs, n, log_path, err_out, spread_s);
     int *err = calloc((size_t)n, sizeof *err), *local = calloc((size_t)n, sizeof *local);
     int *pick = calloc((size_t)n, sizeof *pick);

@@ -11,7 +11,9 @@
  * same victims at its moment plus its length, logged as CONT lines; the
  * ends and the later events go out in the order of their moments.  A
  * partition (signal=LINK) cuts hosts' links through KV_INJECT_LINK, and
- * with for= puts them back (LINKDOWN, LINKUP lines).
+ * with for= puts them back (LINKDOWN, LINKUP lines); a vanish
+ * (signal=VANISH) is a node's STOP lines and its LINKDOWN, ended by KILL
+ * lines and LINKUP.
  * Only time-based schedules can be run from outside: operation counts live
  * inside the ranks, so `when=ops:N` is refused with a pointer to the
  * in-process form.  `kv_inject --publish DIR -- PROGRAM` is the other end:
@@ -62,7 +64,9 @@ static void usage(FILE *f) {
         "  KV_INJECT_REMOTE='ssh {host} kill -{signal} {pids}'\n"
         "  ({pids}: every victim of the event on that host, in one command).\n"
         "A partition (signal=LINK) cuts and restores links through KV_INJECT_LINK, e.g.\n"
-        "  KV_INJECT_LINK='scripts/vcluster link {host} {state}'  ({state}: down, up).\n"
+        "  KV_INJECT_LINK='scripts/vcluster link {host} {state}'  ({state}: down, up);\n"
+        "a vanish (signal=VANISH; for=S) stops a node's processes and cuts its link,\n"
+        "then kills them and puts it back S seconds later.\n"
         "--publish writes this process's entry (rank N, default $OMPI_COMM_WORLD_RANK,\n"
         "its daemon from /proc) to DIR/rank.N and execs PROGRAM with the same pid.\n"
         "Exit status: 0 all kills sent, 1 pid table incomplete or a kill failed,\n"
@@ -256,7 +260,7 @@ static int end_stops(const kvi_schedule *s, stops *st, double start, double unti
         if (!cont) return failed + n;
         for (int i = 0; i < n; i++) {
             cont[i] = e[i];
-            cont[i].signal = e[i].signal == KVI_LINK_DOWN ? KVI_LINK_UP : SIGCONT;
+            cont[i].signal = e[i].end_signal;
             cont[i].at_time_s = end_of(&e[i]);
         }
         failed += run_event(cont, n, start, log);

@@ -17,7 +17,8 @@
  * launch-side prted before the daemon), then its ranks, its lowest rank
  * last: that rank carries the whole event out in the in-process form and
  * must die last.  A partition (signal=LINK) is one event per node, its
- * host's link (role host), no process.  The limits count nodes at once
+ * host's link (role host), no process; a vanish (signal=VANISH) the
+ * node's processes stopped (STOP, ended by KILL), then its host's link.  The limits count nodes at once
  * (placement keeps a pair's copies on distinct nodes) and ranks in total;
  * a straggler (STOP with for=) has none: it loses nothing.  A partition
  * has them even with an end: one that outlasts the runtime's detection
@@ -156,26 +157,30 @@ static void node_events(const kvi_spec *s, const kvi_rank_info *ranks, int nrank
         put_event(&out[(*n)++], moment, e, -1, 0, KVI_ROLE_HOST, by, host, s->signal);
         return;
     }
+    int sig = s->signal == KVI_VANISH ? SIGSTOP : s->signal;   /* a vanish: stopped, ... */
     for (int role = KVI_ROLE_DAEMON_PARENT; role >= KVI_ROLE_DAEMON; role--)
         for (int r = 0; r < nranks; r++) {
             const kvi_rank_info *ri = &ranks[idx[r]];
             int pid = role == KVI_ROLE_DAEMON ? ri->daemon : ri->daemon_parent;
             if (nd->of_rank[r] != k || !fresh(pid, seen, ns)) continue;
             seen[ns++] = pid;
-            put_event(&out[(*n)++], moment, e, -1, pid, role, by, host, s->signal);
+            put_event(&out[(*n)++], moment, e, -1, pid, role, by, host, sig);
         }
     for (int r = by + 1; r < nranks; r++)
         if (nd->of_rank[r] == k)
-            put_event(&out[(*n)++], moment, e, r, ranks[idx[r]].pid, KVI_ROLE_RANK, by, host,
-                      s->signal);
-    put_event(&out[(*n)++], moment, e, by, ranks[idx[by]].pid, KVI_ROLE_RANK, by, host, s->signal);
+            put_event(&out[(*n)++], moment, e, r, ranks[idx[r]].pid, KVI_ROLE_RANK, by, host, sig);
+    put_event(&out[(*n)++], moment, e, by, ranks[idx[by]].pid, KVI_ROLE_RANK, by, host, sig);
+    if (s->signal == KVI_VANISH) {   /* ... and cut off */
+        put_event(&out[(*n)++], moment, e, -1, 0, KVI_ROLE_HOST, by, host, KVI_LINK_DOWN);
+        out[*n - 1].end_signal = kvi__end_signal(KVI_VANISH, KVI_ROLE_HOST);
+    }
 }
 
 static int fill_node_events(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ranks,
                             int nranks, const int *idx, const nodes *nd, const int *chosen,
                             kvi_schedule *out, char *err, size_t len) {
     int cap = 0;
-    for (int e = 0; e < s->count; e++) cap += 3 * nd->size[chosen[e]];   /* rank + 2 daemons */
+    for (int e = 0; e < s->count; e++) cap += 3 * nd->size[chosen[e]] + 1;   /* rank + 2 daemons; a link */
     int *seen = malloc((size_t)cap * sizeof *seen);
     out->events = calloc((size_t)cap, sizeof *out->events);
     if (!seen || !out->events) {

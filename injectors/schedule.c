@@ -135,6 +135,7 @@ void kvi__set_moment(const kvi_spec *s, kvi_rng *rng, int e, double *t, kvi_even
     ev->at_ops = -1;
     ev->at_time_s = -1;
     ev->resume_s = kvi__can_end(s->signal) ? s->for_s : 0;
+    ev->end_signal = ev->resume_s > 0 ? kvi__end_signal(s->signal, KVI_ROLE_RANK) : 0;
     if (s->when == KVI_WHEN_OPS) {
         ev->kind = KVI_AT_OPS;
         ev->at_ops = (long long)(e + 1) * s->ops;
@@ -185,13 +186,15 @@ static int per_event_victims(const kvi_spec *s, const kvi_rank_info *ranks, int 
 
 /* A spec built by hand, not by kvi_spec_parse, gets the parser's limits here. */
 static int check_spec(const kvi_spec *s, char *err, size_t len) {
+    int node_only = s->signal == KVI_LINK_DOWN || s->signal == KVI_VANISH;
     if (strcmp(kvi_signal_name(s->signal), "?") == 0 || s->signal == SIGCONT ||
-        s->signal == KVI_LINK_UP || (s->signal == KVI_LINK_DOWN && s->target != KVI_TARGET_NODE))
-        return kvu_fail(err, len, "signal: %d is not KILL, TERM, SEGV, STOP or LINK (a node "
-                        "target's)", s->signal);
-    if (!(s->for_s >= 0) || (s->for_s > 0 && !kvi__can_end(s->signal)))
-        return kvu_fail(err, len, "for: %g is invalid (a fault's length, with signal=STOP or "
-                        "LINK only)", s->for_s);
+        s->signal == KVI_LINK_UP || (node_only && s->target != KVI_TARGET_NODE))
+        return kvu_fail(err, len, "signal: %d is not KILL, TERM, SEGV, STOP, or LINK or VANISH "
+                        "(a node target's)", s->signal);
+    if (!(s->for_s >= 0) || (s->for_s > 0 && !kvi__can_end(s->signal)) ||
+        (s->signal == KVI_VANISH && !(s->for_s > 0)))
+        return kvu_fail(err, len, "for: %g is invalid (a fault's length, with signal=STOP, "
+                        "LINK or VANISH only; VANISH needs one)", s->for_s);
     if ((s->target == KVI_TARGET_RANKS && (s->nlisted < 1 || s->nlisted > KVI_MAX_LISTED)) ||
         (s->target == KVI_TARGET_RANDOM && s->random_k < 1) ||
         (s->target == KVI_TARGET_HOST && !kvi__valid_host(s->host)) ||

@@ -30,14 +30,14 @@
 static int parse_signal(const char *v, kvi_spec *s, char *err, size_t len) {
     static const struct { const char *name; int sig; } sigs[] = {
         {"KILL", SIGKILL}, {"TERM", SIGTERM}, {"SEGV", SIGSEGV}, {"STOP", SIGSTOP},
-        {"LINK", KVI_LINK_DOWN}, {"LINKDOWN", KVI_LINK_DOWN}};
+        {"LINK", KVI_LINK_DOWN}, {"LINKDOWN", KVI_LINK_DOWN}, {"VANISH", KVI_VANISH}};
     const char *name = strncasecmp(v, "SIG", 3) == 0 ? v + 3 : v;
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         if (strcasecmp(name, sigs[i].name) == 0) {
             s->signal = sigs[i].sig;
             return 0;
         }
-    return kvu_fail(err, len, "signal: '%s' is not KILL, TERM, SEGV, STOP or LINK", v);
+    return kvu_fail(err, len, "signal: '%s' is not KILL, TERM, SEGV, STOP, LINK or VANISH", v);
 }
 
 /* "3,5,7": distinct ranks. */
@@ -251,11 +251,15 @@ static int check_whole(kvi_spec *s, const int *seen, char *err, size_t len) {
     if (s->target == KVI_TARGET_NODE && !seen[ITEM_RANK0]) s->allow_rank0 = 0;
     if (s->for_s > 0 && !kvi__can_end(s->signal))
         return kvu_fail(err, len, "for: a fault's length, only with signal=STOP (a straggler: "
-                         "stopped, then continued %g s later) or signal=LINK (a partition)",
-                         s->for_s);
-    if (s->signal == KVI_LINK_DOWN && s->target != KVI_TARGET_NODE)
-        return kvu_fail(err, len, "signal: LINK cuts a host's network link: it needs "
-                         "target=node:random or target=node:NAME");
+                         "stopped, then continued %g s later), signal=LINK (a partition) or "
+                         "signal=VANISH", s->for_s);
+    if ((s->signal == KVI_LINK_DOWN || s->signal == KVI_VANISH) && s->target != KVI_TARGET_NODE)
+        return kvu_fail(err, len, "signal: %s cuts a host's network link: it needs "
+                         "target=node:random or target=node:NAME", kvi_signal_name(s->signal));
+    if (s->signal == KVI_VANISH && !(s->for_s > 0))
+        return kvu_fail(err, len, "for: signal=VANISH needs for=S: the vanished node's "
+                         "processes are killed and its link put back S seconds later (nothing "
+                         "else would end them)");
     return 0;
 }
 

@@ -17,7 +17,9 @@
 # that order in the kill log with their roles, each by SIGKILL, and spares
 # rank 0; a partition (signal=LINK; for=0.4) runs KV_INJECT_LINK with the
 # host and "down" at its moment, "up" 0.4 s later, logs both, touches no
-# process, and is refused without KV_INJECT_LINK; --help works.
+# process, and is refused without KV_INJECT_LINK; a vanish (signal=VANISH;
+# for=0.4) stops a node's processes and cuts its link, then kills them
+# and puts the link back; --help works.
 # Every process started here is killed on exit (trap).  Exit 0 = pass.
 # The binary: $KV_INJECT_BIN, default $ROOT/build/bin/kv_inject (make).
 set -uo pipefail
@@ -226,6 +228,37 @@ OUT=$(env -u KV_INJECT_LINK timeout 30 "$BIN" --pids "$dir" --nranks 4 --max-sim
 RC=$?
 if [ "$RC" -eq 2 ] && grep -q KV_INJECT_LINK <<<"$OUT"; then ok "link: refused without KV_INJECT_LINK"
 else fail "link: without KV_INJECT_LINK: exit $RC: $OUT"; fi
+
+# 8. A vanish: at +0.2 s the node's processes stopped and its link cut (in
+# that order: STOP lines, then LINKDOWN); at +0.6 s the processes killed
+# (KILL) and the link put back (LINKUP); the other node untouched.
+start_ranks vanish 3
+dir=$T/vanish/pids
+printf '0 %d head-elsewhere 0 0\n' "${R[0]}" >"$dir/rank.0"
+for r in 1 2; do printf '%d %d %s 0 0\n' "$r" "${R[r]}" "$(hostname)" >"$dir/rank.$r"; done
+START=$(date +%s.%N)
+KV_INJECT_LINK="echo {host} {state} >> $T/vanish/links" timeout 30 "$BIN" --pids "$dir" --nranks 3 \
+  --schedule 'signal=VANISH; for=0.4; target=node:random; when=time:0.2' --max-simultaneous 1 \
+  --log "$T/vanish/kill.log" --start-time "$START" --timeout 5 >/dev/null 2>"$T/vanish/err" &
+inj=$!
+sleep 0.4
+mid="$(state "${R[1]}")$(state "${R[2]}")"
+wait "$inj"
+RC=$?
+if [ "$RC" -ne 0 ]; then fail "vanish: kv_inject exit $RC: $(cat "$T/vanish/err")"
+else
+  check "vanish: the node's ranks stopped at +0.4 s" "vanish: their states at +0.4 s: '$mid'" [ "$mid" = TT ]
+  for r in 2 1; do
+    if died_by "${R[r]}" 9; then ok "vanish: pid ${R[r]} died by SIGKILL"; else fail "vanish: $WHY"; fi
+  done
+  check "vanish: the other node untouched" "vanish: rank 0 was hit" [ "$(state "${R[0]}")" = S ]
+  h=$(hostname)
+  check "vanish: the link went down, then up" "vanish: commands run: $(cat "$T/vanish/links" 2>/dev/null)" \
+    [ "$(tr '\n' ' ' < "$T/vanish/links" 2>/dev/null)" = "$h down $h up " ]
+  got=$(awk -F, 'NR > 1 {printf "%s:%s ", $2, $5}' "$T/vanish/kill.log")
+  want="2:STOP 1:STOP -1:LINKDOWN 2:KILL 1:KILL -1:LINKUP "
+  check "vanish: log $got" "vanish: log '$got', wanted '$want'" [ "$got" = "$want" ]
+fi
 
 # 5. --help
 check "--help prints usage" "--help: no usage" grep -q "^usage: kv_inject" <<<"$("$BIN" --help)"

@@ -307,6 +307,7 @@ static void test_bad_items(void **st) {
         {"signal=STOP; for=-1", "for"}, {"signal=STOP; for=2s", "for"},
         {"signal=STOP; for=90000", "for"}, {"signal=KILL; for=1", "for"},
         {"signal=LINK", "signal"},      /* a link is a host's: node targets only */
+        {"signal=VANISH; for=5", "signal"},  /* so is a vanish */
     };
     char text[256];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -378,6 +379,46 @@ static void test_partition(void **st) {
     assert_string_equal(kvi_role_name(KVI_ROLE_HOST), "host");
 }
 
+/* A vanish (signal=VANISH): the node's processes stopped (STOP, its
+ * lowest rank last), then its host's link cut, at one moment; each ended
+ * for= later, the processes by KILL, the link by LINKUP; for= is
+ * required, and the node limits hold (the node is lost). */
+static void test_vanish(void **st) {
+    (void)st;
+    kvi_spec s;
+    kvi_schedule sc;
+    parse_ok("target=node:random; when=time:1; signal=VANISH; for=8", &s);
+    assert_int_equal(s.signal, KVI_VANISH);
+    build_ok(&s, 12, 1, &sc);
+    assert_int_equal(sc.nevents, 5);   /* 4 ranks, no daemon in the table, the link */
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(sc.events[i].signal, SIGSTOP);
+        assert_int_equal(sc.events[i].role, KVI_ROLE_RANK);
+        assert_int_equal(sc.events[i].end_signal, SIGKILL);
+        assert_true(sc.events[i].resume_s == 8);
+        assert_string_equal(sc.events[i].host, sc.events[4].host);
+    }
+    assert_int_equal(sc.events[3].rank, sc.events[3].by_rank);   /* the lowest rank last */
+    assert_int_equal(sc.events[4].signal, KVI_LINK_DOWN);
+    assert_int_equal(sc.events[4].role, KVI_ROLE_HOST);
+    assert_int_equal(sc.events[4].end_signal, KVI_LINK_UP);
+    assert_true(sc.events[4].resume_s == 8);
+    assert_true(strcmp(sc.events[4].host, "node0") != 0);   /* not the launch node */
+    kvi_schedule_free(&sc);
+    bad_spec("target=node:random; when=time:1; signal=VANISH", "for");
+    refused("target=node:random; when=time:1; signal=VANISH; for=8", 12, 0, "force=1");
+    assert_string_equal(kvi_signal_name(KVI_VANISH), "VANISH");
+    /* a straggler ends by CONT, a partition by LINKUP */
+    parse_ok("target=ranks:1; when=time:1; signal=STOP; for=1", &s);
+    build_ok(&s, 4, 1, &sc);
+    assert_int_equal(sc.events[0].end_signal, SIGCONT);
+    kvi_schedule_free(&sc);
+    parse_ok("target=node:random; when=time:1; signal=LINK; for=1", &s);
+    build_ok(&s, 12, 1, &sc);
+    assert_int_equal(sc.events[0].end_signal, KVI_LINK_UP);
+    kvi_schedule_free(&sc);
+}
+
 /* A straggler (for=): every victim carries its stop's length, no
  * survivability limit applies (nothing is lost), and the CSV says it. */
 static void test_straggler(void **st) {
@@ -409,6 +450,7 @@ int main(void) {
         cmocka_unit_test(test_limits),         cmocka_unit_test(test_spread_and_ops),
         cmocka_unit_test(test_bad_items),      cmocka_unit_test(test_csv),
         cmocka_unit_test(test_straggler),      cmocka_unit_test(test_partition),
+        cmocka_unit_test(test_vanish),
     };
     return cmocka_run_group_tests_name("inject_schedule", tests, NULL, NULL);
 }
