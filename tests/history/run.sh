@@ -45,6 +45,12 @@
 #              takes to declare the node lost (kvrun's settings: about 5 s):
 #              its ranks are failed, the others recover, and no write
 #              acknowledged on either side may be lost
+#   vanish     a node gone silent: its daemon and ranks stopped and its
+#              link cut at one instant (kv_inject signal=VANISH; for=8),
+#              8 s later killed and the link put back; nothing closes a
+#              socket and nothing on the node acts: the runtime's
+#              keepalive declares the node lost, the others recover, and
+#              no acknowledged write may be lost; on the test cluster
 # --signal (KILL) is the killer's signal; another one (SEGV) makes the
 # victims crash as a buggy rank would, which the verdict must call crashed.
 # The kill instant is uniform over the middle of the run.  Afterwards
@@ -77,10 +83,10 @@ done
 [ -n "$OUT" ] || die "--out DIR is required"
 [ -x "$B/tests/history/client" ] || die "no $B/tests/history/client: run make first"
 kill -l "$SIG" > /dev/null 2>&1 || die "unknown signal '$SIG'"
-case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node|stop|node-stop|partition|cut) ;;
+case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node|stop|node-stop|partition|cut|vanish) ;;
   *) die "unknown scenario '$SCENARIO'" ;; esac
 INJ=$B/bin/kv_inject
-BY_INJ=; case $SCENARIO in node|stop|node-stop|partition|cut) BY_INJ=1 ;; esac  # kv_inject, from the pid table
+BY_INJ=; case $SCENARIO in node|stop|node-stop|partition|cut|vanish) BY_INJ=1 ;; esac  # kv_inject, from the pid table
 [ -z "$BY_INJ" ] || [ -x "$INJ" ] || die "no $INJ: run make first"
 NP=${NP:-$((R + 2 + SPARES))}
 rm -rf "$OUT" && mkdir -p "$OUT" || die "cannot make $OUT"
@@ -109,11 +115,11 @@ case $SCENARIO in
          POINT=${POINTS[$((RANDOM % ${#POINTS[@]}))]} ;;
   node) VICTIMS= ;;  # kv_inject draws the node; kills.csv says whom it killed
   stop) pick 1; STOPPED=${PICKED[0]} VICTIMS= ;;
-  node-stop|partition|cut) VICTIMS= ;;
+  node-stop|partition|cut|vanish) VICTIMS= ;;
 esac
 # Kill at a uniform instant over the middle of the run (milliseconds).
 GAP=0; [ "$SCENARIO" = staggered ] && GAP=$((RANDOM % 401))
-case $SCENARIO in stop|node-stop|partition) GAP=$((200 + RANDOM % 601)) ;; cut) GAP=8000 ;; esac
+case $SCENARIO in stop|node-stop|partition) GAP=$((200 + RANDOM % 601)) ;; cut|vanish) GAP=8000 ;; esac
 span=$(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.55}')
 AT=$(( $(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.15}') + (RANDOM * 32768 + RANDOM) % (span + 1) ))
 
@@ -157,6 +163,7 @@ inj_killer() {
     stop) what="signal=STOP; for=$for_s; target=ranks:$STOPPED" ;;
     node-stop) what="signal=STOP; for=$for_s; target=node:random" ;;
     partition|cut) what="signal=LINK; for=$for_s; target=node:random" ;;
+    vanish) what="signal=VANISH; for=$for_s; target=node:random" ;;
   esac
   KV_INJECT_LINK=${KV_INJECT_LINK:-"$ROOT/scripts/vcluster link {host} {state}"} \
   KV_INJECT_REMOTE=${KV_INJECT_REMOTE:-'kill -{signal} {pids}'} "$INJ" --pids "$OUT/pids" --nranks "$NP" \
@@ -182,10 +189,16 @@ krc=$?
 # a cut link is put back before anything else (the injector ends on its
 # own after that, 30 s at most; else the link is put back here); any other
 # injector is stopped
-if [ "$SCENARIO" = partition ] || [ "$SCENARIO" = cut ]; then
+if [ "$SCENARIO" = partition ] || [ "$SCENARIO" = cut ] || [ "$SCENARIO" = vanish ]; then
   for ((i = 0; i < 300; i++)); do kill -0 "$kpid" 2>/dev/null || break; sleep 0.1; done
 fi
 kill "$kpid" 2>/dev/null; wait "$kpid" 2>/dev/null
+# a vanished node's processes that the injector did not end are killed
+# here, before its link is put back (the injector's own order)
+if [ "$SCENARIO" = vanish ] && ! grep -q ',KILL,' "$OUT/kills.csv" 2>/dev/null; then
+  stopped=$(awk -F, 'NR > 1 && $5 == "STOP" { print $3 }' "$OUT/kills.csv" 2>/dev/null)
+  [ -z "$stopped" ] || kill -KILL $stopped 2>/dev/null
+fi
 if grep -q ',LINKDOWN,' "$OUT/kills.csv" 2>/dev/null && ! grep -q ',LINKUP,' "$OUT/kills.csv"; then
   host=$(awk -F, 'NR > 1 && $5 == "LINKDOWN" { print $4; exit }' "$OUT/kills.csv")
   link=${KV_INJECT_LINK:-"$ROOT/scripts/vcluster link {host} {state}"}
@@ -202,7 +215,7 @@ case $SCENARIO in stop|node-stop)
   STOPPED=$(awk -F, 'NR > 1 && $5 == "STOP" && $6 == "rank" { printf "%s%s", s, $2; s = ";" }' "$OUT/kills.csv" 2>/dev/null)
   grep -q ',CONT,' "$OUT/kills.csv" 2>/dev/null || NOKILL=1 ;;
 esac
-case $SCENARIO in partition|cut)  # the ranks of the host cut off (the pid table's)
+case $SCENARIO in partition|cut|vanish)  # the ranks of the host cut off (the pid table's)
   cut_host=$(awk -F, 'NR > 1 && $5 == "LINKDOWN" { print $4; exit }' "$OUT/kills.csv" 2>/dev/null)
   cut_ranks=$(cat "$OUT"/pids/rank.* 2>/dev/null | awk -v h="$cut_host" '$3 == h { printf "%s%s", s, $1; s = ";" }')
   grep -q ',LINKUP,' "$OUT/kills.csv" 2>/dev/null && [ -n "$cut_ranks" ] || NOKILL=1

@@ -138,6 +138,9 @@ history history-online-node-stop --variant online --backend create --scenario no
 # acknowledged may be)
 history history-online-partition --variant online --backend create --scenario partition --np 6 --r 2 --seconds 1.5 --seed 3
 history history-online-cut --variant online --backend create --scenario cut --np 6 --r 2 --seconds 1.5 --seed 3
+# a node gone silent (stopped and cut off at once, killed 8 s later): lost
+# through the runtime's keepalive, nothing acknowledged may be lost
+history history-online-vanish --variant online --backend create --scenario vanish --np 6 --r 2 --seconds 1.5 --seed 3
 case_ win_ack-create "-n 4" win_ack create on
 # a window's collectives among the survivors after MPIX_Win_shrink_comm
 case_ win_shrink-create "-n 4" win_shrink create on
