@@ -62,6 +62,26 @@ static inline int kvt_ft_wanted(void) {
     return !(v && strcmp(v, "off") == 0);
 }
 
+/* The error class of an MPI return code. */
+static inline int kvt_err_class(int rc) {
+    int cls = rc;
+    MPI_Error_class(rc, &cls);
+    return cls;
+}
+
+#ifdef OMPI_HAVE_MPIX_WIN_FT
+/* How many members window win knows failed (MPIX_Win_get_failed); -1 on
+ * an error. */
+static inline int kvt_win_nfailed(MPI_Win win) {
+    MPI_Group g;
+    int n = -1;
+    if (MPIX_Win_get_failed(win, &g) != MPI_SUCCESS) return -1;
+    MPI_Group_size(g, &n);
+    MPI_Group_free(&g);
+    return n;
+}
+#endif
+
 static inline void kvt_init(int *argc, char ***argv) {
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &kvt_rank_world);

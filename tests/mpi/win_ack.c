@@ -61,12 +61,6 @@ int main(void) {
 
 enum { DEADLINE = 10, SLOTS = 64 };
 
-static int err_class(int rc) {
-    int cls = rc;
-    MPI_Error_class(rc, &cls);
-    return cls;
-}
-
 /* The window's failed members as window ranks; their count. */
 static int failed_ranks(MPI_Win win, int *ranks, int max) {
     MPI_Group g, wg;
@@ -138,11 +132,11 @@ int main(int argc, char **argv) {
     KVT_CHECK(failed_ranks(win, failed, 4) == 1 && failed[0] == victim);
     KVT_CHECK_RC(MPI_Win_flush(next, win), MPI_SUCCESS);
     if (on) {
-        KVT_CHECK(err_class(flush_rc) == MPIX_ERR_PROC_FAILED);
-        KVT_CHECK(err_class(all_before) == MPIX_ERR_PROC_FAILED);
-        KVT_CHECK(err_class(all_ack0) == MPIX_ERR_PROC_FAILED);
+        KVT_CHECK(kvt_err_class(flush_rc) == MPIX_ERR_PROC_FAILED);
+        KVT_CHECK(kvt_err_class(all_before) == MPIX_ERR_PROC_FAILED);
+        KVT_CHECK(kvt_err_class(all_ack0) == MPIX_ERR_PROC_FAILED);
         KVT_CHECK_RC(all_after, MPI_SUCCESS);
-        KVT_CHECK(err_class(victim_after) == MPIX_ERR_PROC_FAILED);
+        KVT_CHECK(kvt_err_class(victim_after) == MPIX_ERR_PROC_FAILED);
     } else {  /* as released: RMA never reports the failure */
         KVT_CHECK_RC(flush_rc, MPI_SUCCESS);
         KVT_CHECK_RC(all_before, MPI_SUCCESS);
@@ -152,7 +146,7 @@ int main(int argc, char **argv) {
 
     /* 5. bad input */
     int dummy;
-    KVT_CHECK(err_class(MPIX_Win_ack_failed(win, -1, &dummy)) == MPI_ERR_ARG);
+    KVT_CHECK(kvt_err_class(MPIX_Win_ack_failed(win, -1, &dummy)) == MPI_ERR_ARG);
 
     /* 2, seen from the target: the value the previous survivor put here */
     MPI_Comm survivors;
@@ -161,8 +155,8 @@ int main(int argc, char **argv) {
     int prev = (rank + alive - 1) % alive;
     KVT_CHECK(mem[prev] == 1000 + (uint64_t)prev);
     printf("[rank %d] switch %s: victim known after %.1f ms; to it: flush %d; flush_all %d, after ack(0) %d, "
-           "after ack(5)=%d %d; live target ok\n", rank, on ? "on" : "off", known_ms, err_class(flush_rc),
-           err_class(all_before), err_class(all_ack0), acked, err_class(all_after));
+           "after ack(5)=%d %d; live target ok\n", rank, on ? "on" : "off", known_ms, kvt_err_class(flush_rc),
+           kvt_err_class(all_before), kvt_err_class(all_ack0), acked, kvt_err_class(all_after));
 
     /* 6. */
     KVT_CHECK_RC(MPI_Win_unlock_all(win), MPI_SUCCESS);
@@ -172,8 +166,8 @@ int main(int argc, char **argv) {
         KVT_CHECK_RC(MPI_Win_flush(next, win), MPI_SUCCESS);
         int rc = MPI_Put(&mine, 1, MPI_UINT64_T, victim, rank, 1, MPI_UINT64_T, win);
         if (!create && rc == MPI_SUCCESS) rc = MPI_Win_flush(victim, win);  /* as in 3. */
-        KVT_CHECK(err_class(rc) == MPIX_ERR_PROC_FAILED);
-        KVT_CHECK(err_class(MPI_Win_flush(victim, win)) == MPIX_ERR_PROC_FAILED);
+        KVT_CHECK(kvt_err_class(rc) == MPIX_ERR_PROC_FAILED);
+        KVT_CHECK(kvt_err_class(MPI_Win_flush(victim, win)) == MPIX_ERR_PROC_FAILED);
         KVT_CHECK_RC(MPI_Win_unlock_all(win), MPI_SUCCESS);
     }
     if (on) {

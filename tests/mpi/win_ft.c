@@ -66,22 +66,8 @@ int main(void) {
 
 enum { DEADLINE = 10 };
 
-static int err_class(int rc) {
-    int cls = rc;
-    MPI_Error_class(rc, &cls);
-    return cls;
-}
 static int is_ft(int rc) {
-    return err_class(rc) == MPIX_ERR_PROC_FAILED || err_class(rc) == MPIX_ERR_REVOKED;
-}
-
-static int failed_count(MPI_Win win) {
-    MPI_Group g;
-    int n = -1;
-    if (MPIX_Win_get_failed(win, &g) != MPI_SUCCESS) return -1;
-    MPI_Group_size(g, &n);
-    MPI_Group_free(&g);
-    return n;
+    return kvt_err_class(rc) == MPIX_ERR_PROC_FAILED || kvt_err_class(rc) == MPIX_ERR_REVOKED;
 }
 
 /* Repeat one RMA operation on the victim until it fails; the error.
@@ -190,7 +176,7 @@ int main(int argc, char **argv) {
         if (rank == victim) raise(SIGKILL);
         rc = until_error(win, victim, sc[0], &ms);
         KVT_CHECK(is_ft(rc));
-        printf("[rank %d] %s: error class %d after %.1f ms\n", rank, sc, err_class(rc), ms);
+        printf("[rank %d] %s: error class %d after %.1f ms\n", rank, sc, kvt_err_class(rc), ms);
         MPI_Win_unlock_all(win);
         KVT_CHECK_RC(MPI_Win_free(&win), MPI_SUCCESS);
     } else if (!strcmp(sc, "free")) {
@@ -199,8 +185,8 @@ int main(int argc, char **argv) {
         if (rank == victim) raise(SIGKILL);
         double t0 = MPI_Wtime();
         if (rank == 0) {
-            while (failed_count(win) < 1 && MPI_Wtime() - t0 < DEADLINE) {}
-            KVT_CHECK(failed_count(win) == 1);
+            while (kvt_win_nfailed(win) < 1 && MPI_Wtime() - t0 < DEADLINE) {}
+            KVT_CHECK(kvt_win_nfailed(win) == 1);
             KVT_CHECK_RC(MPIX_Win_revoke(win), MPI_SUCCESS);
         }
         int revoked = 0;
@@ -223,11 +209,11 @@ int main(int argc, char **argv) {
             rc = MPI_Put(&one, 1, MPI_UINT64_T, target, 0, 1, MPI_UINT64_T, win);
             if (rc == MPI_SUCCESS) rc = MPI_Win_flush(target, win);
         }
-        KVT_CHECK(err_class(rc) == MPIX_ERR_REVOKED);
+        KVT_CHECK(kvt_err_class(rc) == MPIX_ERR_REVOKED);
         int revoked = 0;
         MPIX_Win_is_revoked(win, &revoked);
         KVT_CHECK(revoked);
-        KVT_CHECK(failed_count(win) == 0);
+        KVT_CHECK(kvt_win_nfailed(win) == 0);
         MPI_Win_unlock_all(win);
         KVT_CHECK_RC(MPI_Win_free(&win), MPI_SUCCESS);
         KVT_CHECK_RC(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);  /* only the window was revoked */
@@ -240,8 +226,8 @@ int main(int argc, char **argv) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == victim) raise(SIGKILL);
         double t0 = MPI_Wtime();
-        while (failed_count(win) < 1 && MPI_Wtime() - t0 < DEADLINE) {}
-        KVT_CHECK(failed_count(win) == 1);
+        while (kvt_win_nfailed(win) < 1 && MPI_Wtime() - t0 < DEADLINE) {}
+        KVT_CHECK(kvt_win_nfailed(win) == 1);
         double t1 = MPI_Wtime();
         uint64_t one = 1;
         rc = MPI_SUCCESS;

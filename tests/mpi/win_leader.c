@@ -38,12 +38,6 @@ int main(void) {
 
 enum { DEADLINE = 10, SLOTS = 64, VICTIM = 1 };
 
-static int err_class(int rc) {
-    int cls = rc;
-    MPI_Error_class(rc, &cls);
-    return cls;
-}
-
 int main(int argc, char **argv) {
     kvt_init(&argc, &argv);
     int rank, size, node_rank, node_size;
@@ -116,7 +110,7 @@ int main(int argc, char **argv) {
     if (elsewhere) {
         double t0 = MPI_Wtime();
         int rc = MPI_Win_lock(MPI_LOCK_EXCLUSIVE, orphan, 0, win);
-        lock_cls = err_class(rc);
+        lock_cls = kvt_err_class(rc);
         KVT_CHECK(lock_cls == MPIX_ERR_PROC_FAILED);
         if (rc == MPI_SUCCESS) MPI_Win_unlock(orphan, win);
         KVT_CHECK(MPI_Wtime() - t0 < DEADLINE);

@@ -57,27 +57,11 @@ int main(void) {
 
 enum { DEADLINE = 10, SLOTS = 64, MARK = SLOTS - 1 };
 
-static int err_class(int rc) {
-    int cls = rc;
-    MPI_Error_class(rc, &cls);
-    return cls;
-}
-
-/* How many members the window knows failed. */
-static int nfailed(MPI_Win win) {
-    MPI_Group g;
-    int n = -1;
-    if (MPIX_Win_get_failed(win, &g) != MPI_SUCCESS) return -1;
-    MPI_Group_size(g, &n);
-    MPI_Group_free(&g);
-    return n;
-}
-
 /* Wait (bounded) until the window knows of n failures; 1 if it does. */
 static int await_failures(MPI_Win win, int n) {
     double t0 = MPI_Wtime();
-    while (nfailed(win) < n && MPI_Wtime() - t0 < DEADLINE) {}
-    return nfailed(win) == n;
+    while (kvt_win_nfailed(win) < n && MPI_Wtime() - t0 < DEADLINE) {}
+    return kvt_win_nfailed(win) == n;
 }
 
 /* One fence epoch among ranks 0..alive-1: put base+rank into the next
@@ -90,7 +74,7 @@ static int ring_epoch(MPI_Win win, const uint64_t *mem, int rank, int alive, int
     KVT_CHECK_RC(MPI_Put(&mine, 1, MPI_UINT64_T, next, rank, 1, MPI_UINT64_T, win), MPI_SUCCESS);
     if (dead >= 0) {
         int rc = MPI_Put(&mine, 1, MPI_UINT64_T, dead, rank, 1, MPI_UINT64_T, win);
-        KVT_CHECK(rc == MPI_SUCCESS || err_class(rc) == MPIX_ERR_PROC_FAILED);
+        KVT_CHECK(rc == MPI_SUCCESS || kvt_err_class(rc) == MPIX_ERR_PROC_FAILED);
     }
     KVT_CHECK_RC(MPI_Win_fence(0, win), MPI_SUCCESS);
     return mem[prev] == base + (uint64_t)prev;
@@ -108,10 +92,10 @@ static void lose(MPI_Win win, int rank, int dead, int deaths, int on) {
     int src = MPIX_Win_shrink_comm(win);
     double shrink_ms = (MPI_Wtime() - t0) * 1e3;
     if (on) KVT_CHECK_RC(src, MPI_SUCCESS);
-    else KVT_CHECK(err_class(src) == MPI_ERR_UNSUPPORTED_OPERATION);
+    else KVT_CHECK(kvt_err_class(src) == MPI_ERR_UNSUPPORTED_OPERATION);
     printf("[rank %d] switch %s: rank %d died: fence error class %d after %.1f ms; "
            "MPIX_Win_shrink_comm class %d after %.1f ms\n", rank, on ? "on" : "off", dead,
-           err_class(frc), fence_ms, err_class(src), shrink_ms);
+           kvt_err_class(frc), fence_ms, kvt_err_class(src), shrink_ms);
 }
 
 int main(int argc, char **argv) {
@@ -184,7 +168,7 @@ int main(int argc, char **argv) {
     /* switch off: the window is left to MPI_Finalize (a stock free may wait on the dead) */
 
     /* 8. */
-    KVT_CHECK(err_class(MPIX_Win_shrink_comm(MPI_WIN_NULL)) == MPI_ERR_WIN);
+    KVT_CHECK(kvt_err_class(MPIX_Win_shrink_comm(MPI_WIN_NULL)) == MPI_ERR_WIN);
 
     MPI_Info_free(&info);
     MPIX_Comm_shrink(MPI_COMM_WORLD, &survivors);
