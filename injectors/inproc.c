@@ -159,7 +159,7 @@ static void fire(kvi_inproc *p, const kvi_event *evs, int n) {
         if (g[i].pid <= 0)
             fprintf(stderr, "kvi_inproc: event %d: no pid for %s %d on %s: not killed\n",
                     g[i].index, kvi_role_name(g[i].role), g[i].rank, g[i].host);
-    int resume = g[0].signal == SIGSTOP && g[0].resume_s > 0;
+    int resume = g[0].end_signal == SIGCONT;   /* a straggler (vanish is refused here) */
     if (resume && spawn_resumer(g, k) != 0) {   /* nobody would continue them: no stop */
         fprintf(stderr, "kvi_inproc: event %d: cannot start the process that would continue "
                 "the stopped (%s): not stopped\n", g[0].index, strerror(errno));
@@ -175,7 +175,7 @@ static void fire(kvi_inproc *p, const kvi_event *evs, int n) {
     }
     if (resume && self >= 0 && p->log_path) {   /* running again: the stop is over */
         for (int i = 0; i < k; i++) {
-            g[i].signal = SIGCONT;
+            g[i].signal = g[i].end_signal;
             err[i] = !err[i];   /* now: stopped, so continued */
         }
         if (kvi__log_lines(p->log_path, g, k, err, NULL) != 0)

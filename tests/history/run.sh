@@ -87,6 +87,7 @@ case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node|stop|node-st
   *) die "unknown scenario '$SCENARIO'" ;; esac
 INJ=$B/bin/kv_inject
 BY_INJ=; case $SCENARIO in node|stop|node-stop|partition|cut|vanish) BY_INJ=1 ;; esac  # kv_inject, from the pid table
+CUTS=; case $SCENARIO in partition|cut|vanish) CUTS=1 ;; esac  # a host's link cut
 [ -z "$BY_INJ" ] || [ -x "$INJ" ] || die "no $INJ: run make first"
 NP=${NP:-$((R + 2 + SPARES))}
 rm -rf "$OUT" && mkdir -p "$OUT" || die "cannot make $OUT"
@@ -189,7 +190,7 @@ krc=$?
 # a cut link is put back before anything else (the injector ends on its
 # own after that, 30 s at most; else the link is put back here); any other
 # injector is stopped
-if [ "$SCENARIO" = partition ] || [ "$SCENARIO" = cut ] || [ "$SCENARIO" = vanish ]; then
+if [ -n "$CUTS" ]; then
   for ((i = 0; i < 300; i++)); do kill -0 "$kpid" 2>/dev/null || break; sleep 0.1; done
 fi
 kill "$kpid" 2>/dev/null; wait "$kpid" 2>/dev/null

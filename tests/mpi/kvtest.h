@@ -16,6 +16,7 @@
 #include <mpi.h>
 #include <mpi-ext.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,23 @@ static inline int kvt_win_nfailed(MPI_Win win) {
     return n;
 }
 #endif
+
+/* A window of `bytes` zeroed bytes over MPI_COMM_WORLD with displacement
+ * unit disp, its errors returned: MPI_Win_create over memory of its own
+ * when create (osc/rdma; the caller frees *mem after MPI_Win_free), else
+ * MPI_Win_allocate (osc/sm on one node).  *mem is the window's memory. */
+static inline void kvt_win_make(int create, int bytes, int disp, MPI_Info info, uint64_t **mem,
+                                MPI_Win *win) {
+    if (create) {
+        *mem = calloc(1, (size_t)bytes);
+        KVT_CHECK(*mem != NULL);
+        MPI_Win_create(*mem, bytes, disp, info, MPI_COMM_WORLD, win);
+    } else {
+        MPI_Win_allocate(bytes, disp, info, MPI_COMM_WORLD, mem, win);
+        memset(*mem, 0, (size_t)bytes);
+    }
+    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+}
 
 static inline void kvt_init(int *argc, char ***argv) {
     MPI_Init(argc, argv);

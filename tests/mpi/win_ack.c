@@ -90,14 +90,7 @@ int main(int argc, char **argv) {
     MPI_Win win;
     uint64_t *mem = NULL;
     int create = strcmp(argv[1], "create") == 0;
-    if (create) {
-        mem = calloc(SLOTS, sizeof *mem);
-        MPI_Win_create(mem, SLOTS * sizeof *mem, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    } else {
-        MPI_Win_allocate(SLOTS * sizeof *mem, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
-        memset(mem, 0, SLOTS * sizeof *mem);
-    }
-    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    kvt_win_make(create, SLOTS * sizeof *mem, sizeof *mem, MPI_INFO_NULL, &mem, &win);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == victim) raise(SIGKILL);

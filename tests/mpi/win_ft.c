@@ -158,15 +158,8 @@ int main(int argc, char **argv) {
         MPI_Info_create(&info);
         MPI_Info_set(info, "acc_single_intrinsic", "true");
     }
-    if (create) {
-        mem = calloc(512, sizeof *mem);
-        MPI_Win_create(mem, 4096, 1, info, MPI_COMM_WORLD, &win);
-    } else {
-        MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &mem, &win);
-        memset(mem, 0, 4096);
-    }
+    kvt_win_make(create, 4096, 1, info, &mem, &win);
     if (info != MPI_INFO_NULL) MPI_Info_free(&info);
-    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
 
     double ms = 0;
     int rc;

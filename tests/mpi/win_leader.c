@@ -64,10 +64,9 @@ int main(int argc, char **argv) {
         return 2;
     }
     KVT_CHECK_RC(kvr_proposed_enable(), KV_OK);
-    uint64_t *mem = calloc(SLOTS, sizeof *mem);
+    uint64_t *mem;
     MPI_Win win;
-    MPI_Win_create(mem, SLOTS * sizeof *mem, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    kvt_win_make(1, SLOTS * sizeof *mem, sizeof *mem, MPI_INFO_NULL, &mem, &win);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == VICTIM) raise(SIGKILL);

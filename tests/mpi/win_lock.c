@@ -102,15 +102,7 @@ int main(int argc, char **argv) {
 
     MPI_Win win;
     uint64_t *mem = NULL;
-    if (!strcmp(argv[1], "create")) {
-        mem = malloc(64);
-        KVT_CHECK(mem != NULL);
-        MPI_Win_create(mem, 64, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    } else {
-        MPI_Win_allocate(64, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
-    }
-    memset(mem, 0, 64);
-    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    kvt_win_make(!strcmp(argv[1], "create"), 64, sizeof *mem, MPI_INFO_NULL, &mem, &win);
     MPI_Barrier(MPI_COMM_WORLD);
     if (!strcmp(sc, "exclusive") || !strcmp(sc, "shared")) {
         if (rank == victim) MPI_Win_lock(exclusive ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, 0, 0, win);

@@ -115,14 +115,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "allocate-fence") == 0) MPI_Info_set(info, "blocking_fence", "true");
     MPI_Win win;
     uint64_t *mem = NULL;
-    if (create) {
-        mem = calloc(SLOTS, sizeof *mem);
-        MPI_Win_create(mem, SLOTS * sizeof *mem, sizeof *mem, info, MPI_COMM_WORLD, &win);
-    } else {
-        MPI_Win_allocate(SLOTS * sizeof *mem, sizeof *mem, info, MPI_COMM_WORLD, &mem, &win);
-        memset(mem, 0, SLOTS * sizeof *mem);
-    }
-    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    kvt_win_make(create, SLOTS * sizeof *mem, sizeof *mem, info, &mem, &win);
     mem[MARK] = 7000 + (uint64_t)rank;
 
     /* 0. */

@@ -168,10 +168,10 @@ sys.path.insert(0, sys.argv[1])
 import common, results
 d = sys.argv[2]
 tl = common.run_timeline(results.Run(d, results.read_meta(d + "/meta.json")))
-last = {}
+last, starts = {}, set()
 for r in csv.DictReader(open(d + "/timeline.csv")):
     last[r["rank"]] = max(last.get(r["rank"], 0.0), float(r["t_start_s"]))
-starts = {round(float(r["t_start_s"]), 6) for r in csv.DictReader(open(d + "/timeline.csv"))}
+    starts.add(round(float(r["t_start_s"]), 6))
 print("ok" if max(tl) < min(last.values()) and len(tl) == len(starts) - 1 else
       f"bins {sorted(tl)[-3:]}, last bins {last}")
 PY
