@@ -46,7 +46,8 @@ TABLES = {
     "recovery.csv": [("failure", "i"), ("rank", "i"), ("epoch", "i"), ("failed_ranks", "i"),
                      ("detect_us", "f"), ("revoke_us", "f"), ("shrink_us", "f"),
                      ("agree_us", "f"), ("windows_us", "f"), ("rereplicate_us", "f"),
-                     ("total_us", "f"), ("pairs_restored", "i"), ("restarts", "i")],
+                     ("total_us", "f"), ("pairs_restored", "i"), ("restarts", "i"),
+                     ("stopped_us", "f")],
     "kills.csv": [("kill", "i"), ("target_rank", "i"), ("pid", "i"), ("host", "s"),
                   ("signal", "s"), ("role", "s"), ("time_ns", "i")],
 }
@@ -64,6 +65,7 @@ LEGACY = {
         (TABLES["kills.csv"][:5] + [("time_s", "f")],
          lambda r: {**r, "role": "rank", "time_ns": _ns(r)}),
     ],
+    "recovery.csv": [(TABLES["recovery.csv"][:-1], lambda r: {**r, "stopped_us": None})],  # before stopped_us
     "runs.csv": [([c for c in TABLES["runs.csv"] if not c[0].endswith("_seed")],
                   lambda r: {**r, "failure_seed": None, "workload_seed": None})],
 }

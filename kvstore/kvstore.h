@@ -344,6 +344,9 @@ typedef struct kv_recovery_times {
                                               * packing, the exchange (sending and
                                               * waiting, also during the scan), the
                                               * inserts of what arrived */
+    double stopped_us;          /* how long this rank served no operation: total_us where
+                                 * every copy is restored before serving, the part before
+                                 * the background copy for variant online */
 } kv_recovery_times;
 
 /* Number of recoveries recorded, and the i-th (0 = first). */

@@ -451,6 +451,7 @@ int kvr_recover(kv_store *s) {
         c.rt.epoch = s->epoch;
         c.rt.survivors = s->size;
         c.rt.total_us = us_since(t0);
+        c.rt.stopped_us = c.rt.total_us;  /* online's background adds to total_us only */
         /* online: recorded when the background ends (variant_online.c) */
         if (s->vt->keep && s->my_id >= 0) rc = kvr_background_start(s, &c);
         else kvr_record(s, &c.rt);

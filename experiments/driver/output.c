@@ -209,7 +209,7 @@ int drv_read_kills(const drv_settings *s, drv_kill *k, int max) {
     return n;
 }
 
-enum { REC_FIELDS = 13, MAX_KILLS = 256 };
+enum { REC_FIELDS = 14, MAX_KILLS = 256 };
 
 static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank *m, kv_store *kv,
                            int me) {
@@ -229,7 +229,7 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank 
             (double)(drv_on_reference(&m->clocks, m->clocks.mine, r.noticed_ns) - start);
         double v[REC_FIELDS] = {i, wr, r.epoch, r.failed, noticed, r.revoke_us, r.shrink_us,
                                 r.agree_us, r.windows_us, r.rereplicate_us, r.total_us, r.pairs_restored,
-                                r.restarts};
+                                r.restarts, r.stopped_us};
         memcpy(o, v, sizeof v);
     }
     drv_gathered g = gather_root(comm, me, mine, nrec * REC_FIELDS, MPI_DOUBLE, sizeof(double));
@@ -242,7 +242,7 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank 
             kt[k] = (double)(drv_on_reference(&m->clocks, drv_host_index(&m->clocks, kills[k].host),
                                           kills[k].time_ns) - start);
         fprintf(f, "failure,rank,epoch,failed_ranks,detect_us,revoke_us,shrink_us,agree_us,windows_us,"
-                   "rereplicate_us,total_us,pairs_restored,restarts\n");
+                   "rereplicate_us,total_us,pairs_restored,restarts,stopped_us\n");
         for (int i = 0; i < g.total / REC_FIELDS; i++) {
             const double *o = (const double *)g.all + i * REC_FIELDS;
             int last = -1;  /* the last kill before this rank noticed */
@@ -250,8 +250,8 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank 
                 if (kt[k] <= o[4] && (last < 0 || kt[k] > kt[last])) last = k;
             char det[32] = "NA";
             if (last >= 0) snprintf(det, sizeof det, "%.3f", (o[4] - kt[last]) / 1e3);
-            fprintf(f, "%.0f,%.0f,%.0f,%.0f,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%.0f\n", o[0], o[1],
-                    o[2], o[3], det, o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12]);
+            fprintf(f, "%.0f,%.0f,%.0f,%.0f,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%.0f,%.3f\n", o[0],
+                    o[1], o[2], o[3], det, o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12], o[13]);
         }
         fclose(f);
     }
