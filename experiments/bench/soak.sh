@@ -50,6 +50,7 @@ SCENARIOS=${SCENARIOS:-single rank0 double staggered seq rerep stop}
 # A finalize that hangs after a verdict is cut after 2 s (kvrun's grace).
 export KVRUN_GRACE=${KVRUN_GRACE:-2}
 CMD="JOBS=$JOBS RUNS=$RUNS TIMEOUT=$TIMEOUT SECONDS_=$SECONDS_ VARIANTS='$VARIANTS' SCENARIOS='$SCENARIOS' make soak"
+[ -z "${OUT:-}" ] || CMD="OUT=${OUT#"$ROOT"/} $CMD"  # the file it wrote, in the record too
 
 cells() {  # "variant backend scenario" lines, osc/sm first, then osc/rdma
   local v sc
