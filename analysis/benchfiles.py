@@ -64,15 +64,20 @@ def sidecar(path):
     return out
 
 
-def revisions(path):
-    """Every revision a NAME.meta names: the first record's and each
-    resumed run's, in order, each once."""
+def values(path, key):
+    """Every value of key ("revision", "date") that a NAME.meta names: the
+    first record's and each resumed run's, in order, each once."""
     out = []
     try:
         for line in open(path, encoding="utf-8"):
             k, _, v = line.strip().partition(": ")
-            if k == "revision" and v not in out:
+            if k == key and v not in out:
                 out.append(v)
     except OSError:
         pass
     return out
+
+
+def revisions(path):
+    """Every revision a NAME.meta names (values)."""
+    return values(path, "revision")

@@ -64,8 +64,18 @@ BENCH = os.path.join(ROOT, "results", "bench")  # --dir replaces it
 OVERRIDE = {}  # file name -> the path --file gave for it
 
 
+def bench_path(name):
+    """Where result file name is: the path --file gave for it, or BENCH/name."""
+    return OVERRIDE.get(name) or os.path.join(BENCH, name)
+
+
+def meta_path(csv_name):
+    """NAME.meta beside NAME.csv (bench_path)."""
+    return bench_path(csv_name)[:-len(".csv")] + ".meta"
+
+
 def rows(name):
-    path = OVERRIDE.get(name) or os.path.join(BENCH, name)
+    path = bench_path(name)
     if not os.path.exists(path):
         return []
     with open(path, newline="") as f:
@@ -626,8 +636,9 @@ def same_code(revisions):
 
 def variants():
     """The recovery variants side by side (README): how often a kill at a
-    random instant hung a run (the history soak's kill runs, both backends: soak.csv,
-    or for a variant it lacks the first soak-*.csv that has it), the
+    random instant hung a run (the history soak's kill runs, both backends,
+    from the soak file measured last that has the variant: soak.csv or a
+    soak-*.csv of its own), the
     worst 10 ms of throughput through a kill against the failure-free rate
     and the time until every pair had its copies again (timeline.csv,
     median [min, max] of its runs), and what the recovery takes to write
@@ -635,9 +646,10 @@ def variants():
     revisions, and whether the store's code and the patches were the same
     at all of them."""
     tl, code = rows("timeline.csv"), loc_stats()
-    soak_files = ["soak.csv"] + sorted(n for n in os.listdir(BENCH)
-                                       if n.startswith("soak-") and n.endswith(".csv")
-                                       and n not in ("soak-paced.csv", "soak-taskapp.csv"))
+    soak_files = ["soak.csv"] + [n for n in os.listdir(BENCH) if n.startswith("soak-") and n.endswith(".csv")
+                                 and n not in ("soak-paced.csv", "soak-taskapp.csv")]
+    last = lambda n: max(benchfiles.values(meta_path(n), "date"), default="")  # noqa: E731
+    soak_files.sort(key=last, reverse=True)  # the newest first
     runs = collections.defaultdict(list)
     used, source = set(), {}  # a variant's runs come from the first file that has it
     for n in soak_files:
@@ -661,7 +673,7 @@ def variants():
                      ci([x["worst_ratio"] for x in g], "{:.2f}"), ci([x["redundant_ms"] for x in g]),
                      tot["lines"], tot["mpi"], patch])
     files = ["timeline.csv"] + sorted(used)
-    revs = {n: benchfiles.revisions((OVERRIDE.get(n) or os.path.join(BENCH, n))[:-len(".csv")] + ".meta")
+    revs = {n: benchfiles.revisions(meta_path(n))
             or ["NA"] for n in files}
     same = same_code([r for rs in revs.values() for r in rs])
     said = {True: "kvstore/ and patches/ are the same at these revisions",
@@ -693,8 +705,7 @@ def faults():
     base = rows("soak.csv")
     if not base:
         return []
-    meta = lambda n: benchfiles.revisions((OVERRIDE.get(n) or os.path.join(BENCH, n))[:-len(".csv")]  # noqa: E731
-                                          + ".meta") or ["NA"]
+    meta = lambda n: benchfiles.revisions(meta_path(n)) or ["NA"]  # noqa: E731
     g = collections.defaultdict(list)
     for x in base:
         g[(x["scenario"], 1, x["variant"], x["backend"])].append(x["outcome"])
@@ -746,8 +757,7 @@ def conformance():
 def sidecar(csv_name):
     """NAME.meta beside NAME.csv (the file --file gave, if it did), as
     analysis/benchfiles.sidecar reads it, or {}."""
-    path = (OVERRIDE.get(csv_name) or os.path.join(BENCH, csv_name))[:-len(".csv")] + ".meta"
-    return benchfiles.sidecar(path)
+    return benchfiles.sidecar(meta_path(csv_name))
 
 
 def provenance():
