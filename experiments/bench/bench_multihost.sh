@@ -46,7 +46,8 @@
 #   detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,
 #   total_us,lost,outcome,seconds
 # (NA where a column does not apply; operation is get/put, kill, or the
-# soak scenario; repetition is the soak's seed), and beside it the .meta
+# soak scenario; repetition is the soak's seed; a soak row's detect_us is
+# run.sh's detect_ms: from the fault to the last survivor's notice), and beside it the .meta
 # file of scripts/provenance; the files of every soak run that did not pass
 # go to results/bench/multihost-logs/.  The full set takes about 5 hours on
 # this 2-core machine, most of it the soak's hung runs (each runs into its
@@ -181,7 +182,8 @@ soak_point() {  # VARIANT SEED
          --out "$TMP/soak")
   o=$(sed -n 's/.*outcome=\([a-z]*\).*/\1/p' <<<"$line")
   get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
-  echo "soak,3,$(get ranks),$v,$SOAK_BACKEND,$2,$SCENARIO,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,${o:-error},$(secs "$(ms_since "$t0")")" | tee -a "$OUT"
+  local det; det=$(get detect_ms); [ "${det:-NA}" = NA ] || det=$(awk -v ms="$det" 'BEGIN { printf "%.0f", ms * 1000 }')
+  echo "soak,3,$(get ranks),$v,$SOAK_BACKEND,$2,$SCENARIO,NA,NA,${det:-NA},NA,NA,NA,NA,NA,NA,NA,${o:-error},$(secs "$(ms_since "$t0")")" | tee -a "$OUT"
   if [ "${o:-error}" != pass ]; then  # keep the evidence
     mkdir -p "$(dirname "$OUT")/multihost-logs"
     local tag=$v; [ "$SCENARIO" = single ] || tag=$v-$SCENARIO

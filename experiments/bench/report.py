@@ -701,14 +701,15 @@ def faults():
     the history soak on one host (soak.csv) and the soaks across the test
     cluster's hosts (multihost*.csv, their soak rows), those only whose
     kvstore/ and patches/ are the code of soak.csv (the others are named
-    under the table)."""
+    under the table); detection, from the fault to the last survivor's
+    notice, where the runs measured it."""
     base = rows("soak.csv")
     if not base:
         return []
     meta = lambda n: benchfiles.revisions(meta_path(n)) or ["NA"]  # noqa: E731
     g = collections.defaultdict(list)
     for x in base:
-        g[(x["scenario"], 1, x["variant"], x["backend"])].append(x["outcome"])
+        g[(x["scenario"], 1, x["variant"], x["backend"])].append((x["outcome"], x.get("detect_ms", "NA")))
     used, left = ["soak.csv"], []
     for n in sorted(n for n in os.listdir(BENCH) if n.startswith("multihost") and n.endswith(".csv")):
         r = [x for x in rows(n) if x.get("kind") == "soak"]
@@ -719,19 +720,21 @@ def faults():
             continue
         used.append(n)
         for x in r:
-            g[(x["operation"], int(x["hosts"]), x["variant"], x["backend"])].append(x["outcome"])
+            det = nums([x["detect_us"]])
+            g[(x["operation"], int(x["hosts"]), x["variant"], x["backend"])].append(
+                (x["outcome"], det[0] / 1e3 if det else "NA"))
     order = list(FAULTS)
     body = []
     for (sc, h, v, b), out in sorted(g.items(), key=lambda kv: (order.index(kv[0][0]) if kv[0][0] in order
                                                                  else len(order), kv[0][1:])):
-        c = collections.Counter(out)
+        c = collections.Counter(o for o, _ in out)
         body.append([FAULTS.get(sc, sc), h, v, b, len(out), *(c[o] for o in HISTORY_OUTCOMES),
-                     hang_rate(c["hung"], len(out))])
+                     hang_rate(c["hung"], len(out)), ci([d for _, d in out], "{:.0f}")])
     notes = ["From " + ", ".join(f"{n} ({', '.join(meta(n))})" for n in used) + "."]
     if left:
         notes.append("Left out, measured on other code (kvstore/ or patches/ differ): " + ", ".join(left) + ".")
-    return table(["fault", "hosts", "variant", "backend", "runs", *HISTORY_OUTCOMES, "hang rate [95% CI]"],
-                 body) + [""] + notes
+    return table(["fault", "hosts", "variant", "backend", "runs", *HISTORY_OUTCOMES, "hang rate [95% CI]",
+                  "detection (ms)"], body) + [""] + notes
 
 
 def conformance():

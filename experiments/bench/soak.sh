@@ -22,11 +22,12 @@
 # workload, JOBS (1) runs at a time (each run has its own processes, shared
 # memory and ports; the rows come in the order the runs end).  It writes
 # results/bench/soak.csv, one row per run:
-#   variant,backend,scenario,r,ranks,seed,victims,gap_ms,outcome,ops,orphans,seconds
+#   variant,backend,scenario,r,ranks,seed,victims,gap_ms,outcome,ops,orphans,seconds,detect_ms
 # (victims: the ranks killed from outside, ';'-separated, and RANK@POINT
 # for a rank killed inside recovery; gap_ms: the time between the two
 # kills of scenario staggered, the straggler's stop in scenario stop, 0
-# otherwise), keeps the files of every run that
+# otherwise; detect_ms: from the first fault to the last survivor's notice
+# of it, run.sh's, NA without one), keeps the files of every run that
 # did not pass under results/bench/soak-logs/, writes what made the file
 # to results/bench/soak.meta (scripts/provenance), and prints a summary.
 # `SET=hangs-rdma make soak` instead measures the hang rate of every
@@ -77,8 +78,9 @@ one_run() {  # variant backend scenario seed out: one run, one row appended to o
   res=$(sed -n 's/.*outcome=\([a-z]*\).*/\1/p' <<<"$line")
   get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
   # One printf of one short line: appends of concurrent runs do not interleave.
-  printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d.%03d\n' "$v" "$b" "$sc" "$r" "$(get ranks)" "$seed" \
-    "$(get victims)" "$(get gap_ms)" "${res:-error}" "$(get ops)" "$(get orphans)" $((ms / 1000)) $((ms % 1000)) >> "$out"
+  printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d.%03d,%s\n' "$v" "$b" "$sc" "$r" "$(get ranks)" "$seed" \
+    "$(get victims)" "$(get gap_ms)" "${res:-error}" "$(get ops)" "$(get orphans)" $((ms / 1000)) $((ms % 1000)) \
+    "$(get detect_ms)" >> "$out"
   if [ "$res" != pass ] || [ "$(get orphans)" != 0 ]; then  # keep the evidence
     mkdir -p "$BENCH/soak-logs"
     rm -rf "$BENCH/soak-logs/$v-$b-$sc-seed$seed"
@@ -90,7 +92,7 @@ one_run() {  # variant backend scenario seed out: one run, one row appended to o
 
 history_soak() {
   local out=${OUT:-$BENCH/soak.csv} v b sc seed cell
-  local header=variant,backend,scenario,r,ranks,seed,victims,gap_ms,outcome,ops,orphans,seconds
+  local header=variant,backend,scenario,r,ranks,seed,victims,gap_ms,outcome,ops,orphans,seconds,detect_ms
   mkdir -p "$(dirname "$out")"
   if [ -s "$out" ] && [ "$(head -1 "$out")" = "$header" ]; then
     { echo "resumed:"; "$ROOT/scripts/provenance" "$CMD" | sed 's/^/  /'; } >> "${out%.csv}.meta"

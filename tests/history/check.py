@@ -21,7 +21,8 @@ An operation counts by what its caller was told:
 Because the survivors read every key at the end, a lost acknowledged write
 or delete shows up as a read no order can explain.  The summary also says
 how many recoveries a rank ran at most (its "N" line): a run in which
-nobody died must have run none.
+nobody died must have run none; and when the last survivor noticed the
+first failure (the "D" lines), from which run.sh measures detection.
 
 The search is Wing and Gong's, with memoisation of (operations linearized,
 register value) as in Lowe's and Porcupine's versions: operations are
@@ -54,9 +55,9 @@ class Op:
 
 
 def read_logs(logdir):
-    """Operations by key, the audit counts and the recovery counts, from
-    every ops.N file."""
-    by_key, audits, recoveries, problems = {}, {}, {}, []
+    """Operations by key, the audit counts, the recovery counts and when
+    each rank noticed the first failure, from every ops.N file."""
+    by_key, audits, recoveries, noticed, problems = {}, {}, {}, {}, []
     files = sorted(glob.glob(os.path.join(logdir, "ops.*")))
     if not files:
         raise SystemExit(f"check.py: no ops.N logs in {logdir}")
@@ -81,11 +82,13 @@ def read_logs(logdir):
                     audits[rank] = int(w[1])
                 elif w[:1] == ["N"] and len(w) == 3:
                     recoveries[rank] = int(w[1])
+                elif w[:1] == ["D"] and len(w) == 2:
+                    noticed[rank] = int(w[1])
                 elif w == ["P", "final"]:
                     final = True
                 else:
                     problems.append(f"{path}:{lineno}: unreadable line {line.strip()!r}")
-    return by_key, audits, recoveries, problems
+    return by_key, audits, recoveries, noticed, problems
 
 
 def classify(ops):
@@ -205,7 +208,7 @@ def main():
     ap.add_argument("logdir", help="directory with the client's ops.N logs")
     ap.add_argument("--json", help="write a summary here")
     a = ap.parse_args()
-    by_key, audits, recoveries, problems = read_logs(a.logdir)
+    by_key, audits, recoveries, noticed, problems = read_logs(a.logdir)
     bad_keys, lost_keys = [], []
     nops = 0
     for key in sorted(by_key):
@@ -232,7 +235,9 @@ def main():
                "lost_keys": lost_keys,
                "divergent": divergent, "problems": len(problems),
                # the most recoveries any rank ran; -1 when no rank said
-               "recoveries": max(recoveries.values()) if recoveries else -1}
+               "recoveries": max(recoveries.values()) if recoveries else -1,
+               # when the last survivor noticed the first failure (wall ns); None: none did
+               "noticed_last_ns": max(noticed.values()) if noticed else None}
     if a.json:
         with open(a.json, "w") as f:
             json.dump(summary, f)

@@ -16,7 +16,10 @@
  * Afterwards the survivors meet in kv_barrier, read every key (logged like
  * any other read) and run kv_audit; the number of divergent pairs goes to
  * the log ("A n") and into the verdict, and the recoveries this rank ran
- * and the members left ("N recoveries members").  With POINT (a recovery fault
+ * and the members left ("N recoveries members"), and when this rank
+ * noticed the first failure ("D wall_ns": kv_recovery_times.noticed_ns,
+ * CLOCK_REALTIME, which the test cluster's hosts share; none without a
+ * recovery), from which run.sh measures detection.  With POINT (a recovery fault
  * point, see KVR_POINT) the rank named by $HIST_POINT_RANK kills itself
  * there in the first recovery it runs: a second failure inside recovery.
  * Each rank pauses $HIST_PAUSE_US (50) microseconds between operations, so
@@ -170,6 +173,8 @@ int main(int argc, char **argv) {
     KVT_CHECK(divergent == 0);
     logline("A %lld\n", divergent);
     logline("N %d %d\n", kv_recovery_count(s), kv_size(s));  /* recoveries run, members left */
+    kv_recovery_times first;
+    if (kv_recovery_get(s, 0, &first) == KV_OK) logline("D %lld\n", (long long)first.noticed_ns);
     close(logfd);
     MPI_Comm keep;
     MPI_Comm_dup(kv_comm(s), &keep);

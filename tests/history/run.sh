@@ -64,6 +64,8 @@
 # scripts/crash-lines),
 # hung, aborted (the launcher ended the job: a lost daemon); orphans=N counts processes of the run left after it (must be 0).
 # In scenarios stop, node-stop and partition gap_ms is the fault's length.
+# detect_ms is the time from the first fault to the moment the last
+# survivor noticed it (NA when nobody did).
 # Exit 0 for pass, 1 otherwise.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -137,14 +139,14 @@ killer() {
   for v in $VICTIMS; do pids+=("$(cat "$OUT/pid.$v")"); done
   if [ "$SCENARIO" = double ]; then  # one kill(1): both die within microseconds
     kill -"$SIG" "${pids[@]}" 2>/dev/null
-    t=$(date +%s.%N)
+    t=$EPOCHREALTIME  # a builtin: no fork between the kill and its time
     for v in $VICTIMS; do echo "$v $t" >> "$OUT/kills"; done
     return
   fi
   set -- "${pids[@]}"
   for v in $VICTIMS; do
     kill -"$SIG" "$1" 2>/dev/null
-    echo "$v $(date +%s.%N)" >> "$OUT/kills"
+    echo "$v $EPOCHREALTIME" >> "$OUT/kills"
     shift
     case $SCENARIO in
       staggered) sleep "$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}')" ;;
@@ -248,7 +250,20 @@ case $krc in
      else outcome=pass; fi ;;
 esac
 ops=$(field operations)
-line="outcome=$outcome variant=$VARIANT backend=$BACKEND scenario=$SCENARIO r=$R ranks=$NP seed=$SEED victims=${VICTIMS// /;}${POINT:+;$POINT_RANK@$POINT} gap_ms=$GAP${STOPPED:+ stopped=$STOPPED recoveries=$REC} ops=${ops:-0} orphans=$orphans kvrun=\"$(tr -d '\000' < "$OUT/kvrun.log" | tail -1)\""
+# Detection: from the first fault (the killer's first line, or kv_inject's
+# first event) to the moment the last survivor noticed it (the client's "D"
+# lines); NA without either.  Wall clocks: the test cluster's hosts share
+# the machine's.
+fault_ns=
+if [ -s "$OUT/kills" ]; then fault_ns=$(awk 'NR == 1 { printf "%.0f", $2 * 1e9 }' "$OUT/kills")
+elif [ -s "$OUT/kills.csv" ]; then
+  fault_ns=$(awk -F, 'NR > 1 && (m == "" || $7 < m) { m = $7 } END { print m }' "$OUT/kills.csv")
+fi
+noticed_ns=$(field noticed_last_ns)
+DETECT=NA
+[ -n "$fault_ns" ] && [ -n "$noticed_ns" ] &&
+  DETECT=$(awk -v a="$fault_ns" -v b="$noticed_ns" 'BEGIN { printf "%.1f", (b - a) / 1e6 }')
+line="outcome=$outcome variant=$VARIANT backend=$BACKEND scenario=$SCENARIO r=$R ranks=$NP seed=$SEED victims=${VICTIMS// /;}${POINT:+;$POINT_RANK@$POINT} gap_ms=$GAP${STOPPED:+ stopped=$STOPPED recoveries=$REC} detect_ms=$DETECT ops=${ops:-0} orphans=$orphans kvrun=\"$(tr -d '\000' < "$OUT/kvrun.log" | tail -1)\""
 echo "$line" > "$OUT/result.txt"
 echo "$line"
 [ "$outcome" = pass ] && [ "$orphans" -eq 0 ]
