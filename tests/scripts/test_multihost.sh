@@ -112,8 +112,12 @@ history() {
   [[ $name == *${CASES:-}* ]] || return 0
   line=$(KV_CLUSTER=1 PRTE_MCA_rmaps_default_mapping_policy=node bash "$ROOT/tests/history/run.sh" "$@" \
          --timeout "${CASE_TIMEOUT:-90}" --out "$LOG/$name" 2>&1)
-  if grep -q "^outcome=pass .*orphans=0 " <<<"$line"; then say "ok    $name ($((SECONDS - t)) s)"
-  else FAILED+=("$name"); say "FAIL  $name: $line"; fi
+  local det bound
+  det=$(sed -n 's/.* detect_ms=\([^ ]*\).*/\1/p' <<<"$line") bound=$("$ROOT/scripts/kvrun" --silent-bound)
+  if ! grep -q "^outcome=pass .*orphans=0 " <<<"$line"; then FAILED+=("$name"); say "FAIL  $name: $line"
+  elif [[ $name == *vanish* ]] && ! awk -v d="$det" -v b="$bound" 'BEGIN { exit !(d != "NA" && d <= b) }'; then
+    FAILED+=("$name"); say "FAIL  $name: the vanished node noticed after ${det} ms, over kvrun's bound of $bound ms"
+  else say "ok    $name ($((SECONDS - t)) s, detection ${det} ms)"; fi
 }
 
 case_ store_basic-3 "--ppn 1" store_basic create
