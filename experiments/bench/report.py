@@ -929,8 +929,9 @@ def timeline(name="timeline.csv"):
     """timeline.csv (BENCH=timeline make bench): per variant, throughput
     through one kill in 10 ms bins: the failure-free rate, the worst bin
     from the kill to the end of recovery against it, how long until every
-    pair had its copies again, how long the survivors served nothing (a
-    file written before its stopped_ms column: NA), the bins with no
+    pair had its copies again, from the kill until the last survivor
+    noticed it and how long the survivors served nothing (a file written
+    before those columns: NA), the bins with no
     operation, failed operations; timeline-3hosts.csv the same across 3
     hosts."""
     r = rows(name)
@@ -945,11 +946,13 @@ def timeline(name="timeline.csv"):
         ok = [x for x in g if x["outcome"] == "pass"]
         body.append([v, len(g), len(ok), kilo([x["rate_ops_s"] for x in ok]),
                      ci([x["worst_ratio"] for x in ok], "{:.2f}"), ci([x["redundant_ms"] for x in ok]),
+                     ci([x.get("detect_ms", "NA") for x in ok], "{:.1f}"),
                      ci([x.get("stopped_ms", "NA") for x in ok], "{:.1f}"),
                      ci([x["zero_bins"] for x in ok], "{:.0f}"), int(sum(nums([x["failed_ops"] for x in ok])))])
     loads = nums([x["load_1min"] for x in r])
     return table(["variant", "runs", "passed", "failure-free (ops/s)", "worst 10 ms bin / failure-free",
-                  "kill to full redundancy (ms)", "served nothing (ms)", "bins with no operation",
+                  "kill to full redundancy (ms)", "kill to last notice (ms)", "served nothing (ms)",
+                  "bins with no operation",
                   "failed operations"], body) + [
         f"Load (1 min) at the runs: {min(loads):.2f} to {max(loads):.2f}."]
 

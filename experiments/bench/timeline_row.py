@@ -14,9 +14,11 @@ recovery, re-replication included, so every pair has its copies again):
   redundant_ms   from the kill to the end of recovery;
   zero_bins      the bins of that span with no operation at all;
   failed_ops     operations that returned an error during that span;
+  detect_ms      from the kill to the moment the last survivor noticed
+                 it (recovery.csv detect_us, the largest);
   stopped_ms     how long the survivors served nothing in the first
                  recovery (recovery.csv stopped_us, the median over them):
-                 what no bin can do without.
+                 with detect_ms, what bounds the worst bin.
 A run without a kill or a recovery gives NA for what it lacks.
 With --bins FILE it also appends the run's bins around the kill to FILE
 (columns BIN_COLUMNS, --bins-header prints them): from BEFORE_MS before
@@ -34,7 +36,8 @@ from nodeloss_row import OUTCOMES, row_parser  # kvrun's exit status -> outcome;
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLUMNS = ["variant", "rep", "ranks", "load_1min", "outcome", "bin_ms", "rate_ops_s", "worst_ops_s",
-           "worst_ratio", "redundant_ms", "zero_bins", "failed_ops", "stopped_ms"]
+           "worst_ratio", "redundant_ms", "zero_bins", "failed_ops", "detect_ms",
+           "stopped_ms"]
 BIN_COLUMNS = ["variant", "rep", "t_ms", "ratio"]
 BEFORE_MS, AFTER_MS = 50, 50
 
@@ -76,10 +79,12 @@ def measure(d, around=None):
                       if kill - BEFORE_MS / 1e3 <= b + width and b <= end + AFTER_MS / 1e3)
     failed = sum(r["failed_ops"] or 0 for r in run.table("timeline.csv")
                  if r["t_start_s"] + width > kill and r["t_start_s"] < end)
-    stopped = [r["stopped_us"] for r in run.table("recovery.csv")
-               if r["failure"] == 0 and r["stopped_us"] is not None]
+    first = [r for r in run.table("recovery.csv") if r["failure"] == 0]
+    detect = [r["detect_us"] for r in first if r["detect_us"] is not None]
+    stopped = [r["stopped_us"] for r in first if r["stopped_us"] is not None]
     return [f"{width * 1e3:.0f}", f"{rate:.0f}", f"{worst:.0f}", f"{worst / rate:.3f}" if rate else "NA",
             f"{(end - kill) * 1e3:.1f}", str(sum(tl[b] == 0 for b in during)), str(int(failed)),
+            f"{max(detect) / 1e3:.2f}" if detect else "NA",
             f"{statistics.median(stopped) / 1e3:.2f}" if stopped else "NA"]
 
 
