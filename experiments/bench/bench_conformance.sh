@@ -13,18 +13,21 @@
 # osc_base_ft_rma on, as make test runs it, and off (KVT_FT_RMA=off: the
 # programs leave it unset, so this same build behaves as Open MPI as
 # released: patches 0001-0004 change nothing then), judged by the same
-# rules.  One row per case and switch in results/bench/conformance.csv:
-#   case,backend,switch,outcome,signature
+# rules.  Then, where this machine can make a test cluster (root, network
+# namespaces), the suite's cases across its 3 hosts, osc/rdma over TCP
+# between them (tests/scripts/test_multihost.sh's win_ cases: CASES=win_),
+# on and off the same way.  One row per case, hosts and switch in
+# results/bench/conformance.csv:
+#   case,backend,hosts,switch,outcome,signature
 # outcome pass, fail, crashed or hung (kvrun's verdict); signature the
 # first check that failed, or kvrun's verdict; conformance.meta what made
-# it.  One host only: across hosts the cases with the switch on run in
-# make test (tests/scripts/test_multihost.sh).
+# it.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${CONFORMANCE_CSV:-${BENCH_OUT:-$ROOT/results/bench}/conformance.csv}
 B=${KV_BUILD:-$ROOT/build}
 TIMEOUT=${CONFORMANCE_TIMEOUT:-20}
-SUITE="win_ack win_lock win_ft win_shrink"
+SUITE="win_ack win_lock win_ft win_shrink win_leader"  # win_leader: across hosts only (a node leader)
 # the cases with the switch on (the stock records of the programs, "off"
 # and "stock", are the switch-off rules themselves: left out)
 CASES="win_ack-4-allocate-on win_ack-4-create-on win_lock win_ft win_shrink"
@@ -40,13 +43,27 @@ for sw in on off; do
   mkdir -p "$W/$sw" && cp "$B"/test-logs/*.log "$W/$sw/" 2>/dev/null
 done
 unset KVT_FT_RMA
-why='check failed: .*|returned -?[0-9]+ \([^)]*\), wanted .*|came back from .*'
-{ echo "case,backend,switch,outcome,signature"
+HOSTS=1
+if "$ROOT/scripts/vcluster" can --no-slurm > /dev/null 2>&1; then
+  HOSTS="1 3"
   for sw in on off; do
-    python3 "$ROOT/experiments/bench/caselogs.py" "$W/$sw" $SUITE --skip=-off,-stock \
-      --why "$why" --column "switch=$sw"
+    if [ "$sw" = off ]; then export KVT_FT_RMA=off; else unset KVT_FT_RMA; fi
+    MULTIHOST_LOGS=$W/mh-$sw CASES=win_ CASE_TIMEOUT=$TIMEOUT bash "$ROOT/tests/scripts/test_multihost.sh" \
+      > "$W/mh-run-$sw.log" 2>&1
+  done
+  unset KVT_FT_RMA
+fi
+why='check failed: .*|returned -?[0-9]+ \([^)]*\), wanted .*|came back from .*'
+{ echo "case,backend,hosts,switch,outcome,signature"
+  for h in $HOSTS; do
+    for sw in on off; do
+      d=$W/$sw; [ "$h" = 1 ] || d=$W/mh-$sw
+      python3 "$ROOT/experiments/bench/caselogs.py" "$d" $SUITE --skip=-off,-stock \
+        --why "$why" --column "hosts=$h" --column "switch=$sw"
+    done
   done; } > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 { "$ROOT/scripts/provenance" "CONFORMANCE_TIMEOUT=$TIMEOUT BENCH=conformance make bench"
   echo "load before the cases: $load"; } > "${OUT%.csv}.meta"
 echo "bench_conformance: on: $(tail -1 "$W/run-on.log"); off: $(tail -1 "$W/run-off.log"); $OUT"
+[ "$HOSTS" = 1 ] && echo "bench_conformance: no test cluster here ($("$ROOT/scripts/vcluster" can --no-slurm 2>&1)): one host only"

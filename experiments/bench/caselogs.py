@@ -3,8 +3,8 @@
 
 One CSV row per case log (LOGDIR/CASE.log) whose name starts with one of
 the prefixes and ends with none of the --skip suffixes: the case, its
-backend (allocate, create or none, from the name), an extra column if
---column NAME=VALUE gives one, the outcome from scripts/kvrun's verdict
+backend (allocate, create or none, from the name), the extra columns
+that --column NAME=VALUE gives (repeatable, in order), the outcome from scripts/kvrun's verdict
 line (pass, hung, crashed or fail), and for a case that did not pass its
 signature: the first match of --why in the log, else the verdict.  The
 benchmarks that record which cases pass under some condition use it
@@ -37,14 +37,14 @@ def main():
     ap.add_argument("prefix", nargs="+")
     ap.add_argument("--skip", default="", help="suffixes, comma-separated (--skip=-off,-stock)")
     ap.add_argument("--why", default=r"$^")
-    ap.add_argument("--column")
+    ap.add_argument("--column", action="append", default=[])
     ap.add_argument("--header", action="store_true")
     a = ap.parse_args()
     why = re.compile(a.why)
-    extra = a.column.split("=", 1) if a.column else None
+    extra = [c.split("=", 1) for c in a.column]
     out = sys.stdout
     if a.header:
-        out.write(",".join(["case", "backend"] + ([extra[0]] if extra else []) + ["outcome", "signature"]) + "\n")
+        out.write(",".join(["case", "backend"] + [k for k, _ in extra] + ["outcome", "signature"]) + "\n")
     for p in sorted(glob.glob(os.path.join(a.logdir, "*.log"))):
         case = os.path.basename(p)[:-4]
         skip = tuple(x for x in a.skip.split(",") if x)
@@ -57,7 +57,7 @@ def main():
         sig = "" if result == "pass" else (m.group(0) if m else status)
         sig = re.sub(r"\s+", " ", sig.split("] ")[-1]).replace(",", ";")[:120]
         backend = "allocate" if "-allocate" in case else "create" if "-create" in case else "none"
-        out.write(",".join([case, backend] + ([extra[1]] if extra else []) + [result, sig]) + "\n")
+        out.write(",".join([case, backend] + [v for _, v in extra] + [result, sig]) + "\n")
 
 
 if __name__ == "__main__":

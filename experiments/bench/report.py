@@ -739,22 +739,29 @@ def faults():
 
 def conformance():
     """conformance.csv (BENCH=conformance make bench): each rule's case
-    with the switch on (the patched Open MPI) and off (as released)."""
+    with the switch on (the patched Open MPI) and off (as released), on
+    this host and across the test cluster's (a file without the hosts
+    column: this host)."""
     r = rows("conformance.csv")
     if not r:
         return []
     by = collections.defaultdict(dict)
     for x in r:
-        by[(x["backend"], x["case"])][x["switch"]] = x
+        by[(int(x.get("hosts", 1)), x["backend"], x["case"])][x["switch"]] = x
     body = []
-    for (b, case), sw in sorted(by.items()):
+    for (h, b, case), sw in sorted(by.items()):
         cell = lambda k: (sw[k]["outcome"] + (f": {sw[k]['signature']}" if sw[k]["signature"] else "")  # noqa: E731
                           if k in sw else "NA")
-        body.append([f"`{case}`", b, cell("on"), cell("off")])
-    n = {k: sum(1 for x in r if x["switch"] == k and x["outcome"] == "pass") for k in ("on", "off")}
-    tot = {k: sum(1 for x in r if x["switch"] == k) for k in ("on", "off")}
-    return table(["case", "backend", "switch on (patched)", "switch off (as released)"], body) + [
-        "", f"Switch on: {n['on']} of {tot['on']} pass; off: {n['off']} of {tot['off']}."]
+        body.append([f"`{case}`", h, b, cell("on"), cell("off")])
+    counts = []
+    for h in sorted({k[0] for k in by}):
+        n = {k: sum(1 for x in r if int(x.get("hosts", 1)) == h and x["switch"] == k and x["outcome"] == "pass")
+             for k in ("on", "off")}
+        tot = {k: sum(1 for x in r if int(x.get("hosts", 1)) == h and x["switch"] == k) for k in ("on", "off")}
+        counts.append(f"{h} host{'s' if h > 1 else ''}: switch on {n['on']} of {tot['on']} pass, "
+                      f"off {n['off']} of {tot['off']}")
+    return table(["case", "hosts", "backend", "switch on (patched)", "switch off (as released)"], body) + [
+        "", "; ".join(counts) + "."]
 
 
 def sidecar(csv_name):

@@ -41,7 +41,9 @@
 # No process of a run may die of a signal it was not sent, before its
 # verdict or after (a survivor's MPI_Finalize too: every survivor of a node
 # loss aborted there, in coll/han, before patch 0010).
-# CASES=pattern runs the cases whose name matches.  Every case has its own
+# CASES=pattern runs the cases whose name matches; MULTIHOST_LOGS=DIR keeps
+# each case's log there (else in the cluster's directory, removed after a
+# pass).  Every case has its own
 # time limit (CASE_TIMEOUT, 90 s); the group takes about 3-4 minutes on a
 # busy 2-core machine.  Exit 0 pass, 1 fail, 77 skip (not root, or no
 # network namespaces).
@@ -63,7 +65,7 @@ export KV_CLUSTER_DIR KV_CLUSTER_BRIDGE=kvbrm
 # is written before it, and 2 s of grace are enough to tell.
 export KVRUN_GRACE=${KVRUN_GRACE:-2}
 KV_CLUSTER_DIR=$(mktemp -d /tmp/kvcluster-multihost.XXXXXX)
-LOG=$KV_CLUSTER_DIR/logs; mkdir -p "$LOG"; chmod 0755 "$KV_CLUSTER_DIR" "$LOG"
+LOG=${MULTIHOST_LOGS:-$KV_CLUSTER_DIR/logs}; mkdir -p "$LOG"; chmod 0755 "$KV_CLUSTER_DIR" "$LOG"
 FAILED=()
 cleanup() {
   local rc=$? left
