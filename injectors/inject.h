@@ -86,6 +86,8 @@ typedef struct kvi_spec {
     int random_k;                  /* KVI_TARGET_RANDOM: ranks per event */
     char host[KVI_HOST_MAX];       /* KVI_TARGET_HOST, KVI_TARGET_NODE: the host name */
     int node_random;               /* KVI_TARGET_NODE: 1 = drawn (node:random), host "" */
+    int daemon_only;               /* KVI_TARGET_NODE: 1 = the node's Open MPI daemon alone
+                                      (daemon:random, daemon:NAME), its ranks spared */
     kvi_when_kind when;
     long long ops;                 /* KVI_WHEN_OPS */
     double time_s;                 /* KVI_WHEN_TIME */

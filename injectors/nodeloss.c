@@ -22,7 +22,9 @@
  * (placement keeps a pair's copies on distinct nodes) and ranks in total;
  * a straggler (STOP with for=) has none: it loses nothing.  A partition
  * has them even with an end: one that outlasts the runtime's detection
- * is the loss of that node.
+ * is the loss of that node.  A lost daemon (daemon:random, daemon:NAME)
+ * is the node's daemon processes alone, its ranks spared; its limits are a
+ * node loss's, since the runtime may take the ranks for lost with it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +168,7 @@ static void node_events(const kvi_spec *s, const kvi_rank_info *ranks, int nrank
             seen[ns++] = pid;
             put_event(&out[(*n)++], moment, e, -1, pid, role, by, host, sig);
         }
+    if (s->daemon_only) return;   /* a lost daemon: its ranks are spared */
     for (int r = by + 1; r < nranks; r++)
         if (nd->of_rank[r] == k)
             put_event(&out[(*n)++], moment, e, r, ranks[idx[r]].pid, KVI_ROLE_RANK, by, host, sig);

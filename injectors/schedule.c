@@ -188,7 +188,7 @@ static int per_event_victims(const kvi_spec *s, const kvi_rank_info *ranks, int 
 static int check_spec(const kvi_spec *s, char *err, size_t len) {
     int node_only = s->signal == KVI_LINK_DOWN || s->signal == KVI_VANISH;
     if (strcmp(kvi_signal_name(s->signal), "?") == 0 || s->signal == SIGCONT ||
-        s->signal == KVI_LINK_UP || (node_only && s->target != KVI_TARGET_NODE))
+        s->signal == KVI_LINK_UP || (node_only && (s->target != KVI_TARGET_NODE || s->daemon_only)))
         return kvu_fail(err, len, "signal: %d is not KILL, TERM, SEGV, STOP, or LINK or VANISH "
                         "(a node target's)", s->signal);
     if (!(s->for_s >= 0) || (s->for_s > 0 && !kvi__can_end(s->signal)) ||
@@ -199,6 +199,7 @@ static int check_spec(const kvi_spec *s, char *err, size_t len) {
         (s->target == KVI_TARGET_RANDOM && s->random_k < 1) ||
         (s->target == KVI_TARGET_HOST && !kvi__valid_host(s->host)) ||
         (s->target == KVI_TARGET_NODE && !s->node_random && !kvi__valid_host(s->host)) ||
+        (s->daemon_only && s->target != KVI_TARGET_NODE) ||
         (unsigned)s->target > KVI_TARGET_NODE)
         return kvu_fail(err, len, "target: invalid in the spec structure");
     if ((s->when == KVI_WHEN_OPS && s->ops < 0) ||

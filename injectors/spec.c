@@ -64,16 +64,18 @@ static int parse_rank_list(const char *v, kvi_spec *s, char *err, size_t len) {
     }
 }
 
-/* node:random or node:NAME: a node loss. */
-static int parse_node(const char *v, kvi_spec *s, char *err, size_t len) {
+/* node:random or node:NAME: a node loss; daemon:random or daemon:NAME
+ * (kind "daemon"): its daemon alone. */
+static int parse_node(const char *kind, const char *v, kvi_spec *s, char *err, size_t len) {
     s->target = KVI_TARGET_NODE;
+    s->daemon_only = strcmp(kind, "daemon") == 0;
     if (strcmp(v, "random") == 0) {
         s->node_random = 1;
         return 0;
     }
     if (!kvi__valid_host(v))
-        return kvu_fail(err, len, "target: 'node:%s' needs node:random or a host name of 1-%d "
-                         "letters, digits, '.', '-' or '_'", v, KVI_HOST_MAX - 1);
+        return kvu_fail(err, len, "target: '%s:%s' needs %s:random or a host name of 1-%d "
+                         "letters, digits, '.', '-' or '_'", kind, v, kind, KVI_HOST_MAX - 1);
     snprintf(s->host, sizeof s->host, "%s", v);
     return 0;
 }
@@ -99,9 +101,10 @@ static int parse_target(const char *v, kvi_spec *s, char *err, size_t len) {
         snprintf(s->host, sizeof s->host, "%s", v + 5);
         return 0;
     }
-    if (strncmp(v, "node:", 5) == 0) return parse_node(v + 5, s, err, len);
+    if (strncmp(v, "node:", 5) == 0) return parse_node("node", v + 5, s, err, len);
+    if (strncmp(v, "daemon:", 7) == 0) return parse_node("daemon", v + 7, s, err, len);
     return kvu_fail(err, len, "target: '%s' is not ranks:LIST, random:K, node:random, "
-                     "node:NAME or host:NAME", v);
+                     "node:NAME, daemon:random, daemon:NAME or host:NAME", v);
 }
 
 /* "MTBF,SHAPE" of weibull: */
@@ -253,7 +256,8 @@ static int check_whole(kvi_spec *s, const int *seen, char *err, size_t len) {
         return kvu_fail(err, len, "for: a fault's length, only with signal=STOP (a straggler: "
                          "stopped, then continued %g s later), signal=LINK (a partition) or "
                          "signal=VANISH", s->for_s);
-    if ((s->signal == KVI_LINK_DOWN || s->signal == KVI_VANISH) && s->target != KVI_TARGET_NODE)
+    if ((s->signal == KVI_LINK_DOWN || s->signal == KVI_VANISH) &&
+        (s->target != KVI_TARGET_NODE || s->daemon_only))
         return kvu_fail(err, len, "signal: %s cuts a host's network link: it needs "
                          "target=node:random or target=node:NAME", kvi_signal_name(s->signal));
     if (s->signal == KVI_VANISH && !(s->for_s > 0))

@@ -30,7 +30,7 @@
 #                 same), cut for 8 s (the node is lost: detected by the
 #                 runtime's keepalive), vanish stops a node's processes and
 #                 cuts it off at once (lost the same way, its processes
-#                 killed 8 s later).
+#                 killed 8 s later), daemon kills a node's daemon alone.
 #                 MH_BACKEND=create makes the windows with MPI_Win_create
 #                 (variant online then keeps its window through the loss).
 #                 MH_PARTS=soak alone resumes a file of the same header
@@ -67,8 +67,8 @@ SOAK_BACKEND=${MH_BACKEND:-allocate}
 case $SOAK_BACKEND in allocate|create) ;; *) echo "bench_multihost: MH_BACKEND allocate or create" >&2; exit 2 ;; esac
 case $SCENARIO in
   single) NP=() ;;
-  node|node-stop|partition|cut|vanish) NP=(--np 6) ;;
-  *) echo "bench_multihost: MH_SCENARIO single, node, node-stop, partition, cut or vanish" >&2; exit 2 ;;
+  node|node-stop|partition|cut|vanish|daemon) NP=(--np 6) ;;
+  *) echo "bench_multihost: MH_SCENARIO single, node, node-stop, partition, cut, vanish or daemon" >&2; exit 2 ;;
 esac
 HEADER=kind,hosts,ranks,variant,backend,repetition,operation,store_us,raw_us,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,lost,outcome,seconds
 CMD="MH_PARTS='$PARTS' MH_VARIANTS='$VARIANTS' MH_REPS=$REPS MH_OPS=$OPS MH_PAIRS=$PAIRS MH_RECOVERY_REPS=$RECOVERY_REPS MH_RUNS=$RUNS MH_TIMEOUT=$TIMEOUT MH_SCENARIO=$SCENARIO BENCH=multihost make bench"

@@ -692,7 +692,8 @@ FAULTS = {"single": "kill: one rank", "rank0": "kill: rank 0", "double": "kill: 
           "rerep": "kill: one rank, then one inside its recovery", "node": "node loss",
           "stop": "straggler: a rank stopped 0.2-0.8 s", "node-stop": "straggler: a node stopped 0.2-0.8 s",
           "partition": "partition: a node cut off 0.2-0.8 s", "cut": "partition: a node cut off 8 s (lost)",
-          "vanish": "vanish: a node stopped and cut off (lost)"}
+          "vanish": "vanish: a node stopped and cut off (lost)",
+          "daemon": "lost daemon: a node's daemon killed, its ranks spared"}
 STRAGGLERS = ("stop", "node-stop", "partition")  # the scenarios that kill nobody
 
 

@@ -50,7 +50,11 @@
 #              8 s later killed and the link put back; nothing closes a
 #              socket and nothing on the node acts: the runtime's
 #              keepalive declares the node lost, the others recover, and
-#              no acknowledged write may be lost; on the test cluster
+#              no acknowledged write may be lost (on the test cluster)
+#   daemon     a node's Open MPI daemon killed alone (kv_inject
+#              target=daemon:random), its ranks spared: whatever the
+#              runtime then does with them, no acknowledged write may be
+#              lost
 # --signal (KILL) is the killer's signal; another one (SEGV) makes the
 # victims crash as a buggy rank would, which the verdict must call crashed.
 # The kill instant is uniform over the middle of the run.  Afterwards
@@ -85,10 +89,10 @@ done
 [ -n "$OUT" ] || die "--out DIR is required"
 [ -x "$B/tests/history/client" ] || die "no $B/tests/history/client: run make first"
 kill -l "$SIG" > /dev/null 2>&1 || die "unknown signal '$SIG'"
-case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node|stop|node-stop|partition|cut|vanish) ;;
+case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node|stop|node-stop|partition|cut|vanish|daemon) ;;
   *) die "unknown scenario '$SCENARIO'" ;; esac
 INJ=$B/bin/kv_inject
-BY_INJ=; case $SCENARIO in node|stop|node-stop|partition|cut|vanish) BY_INJ=1 ;; esac  # kv_inject, from the pid table
+BY_INJ=; case $SCENARIO in node|stop|node-stop|partition|cut|vanish|daemon) BY_INJ=1 ;; esac  # kv_inject, from the pid table
 CUTS=; case $SCENARIO in partition|cut|vanish) CUTS=1 ;; esac  # a host's link cut
 [ -z "$BY_INJ" ] || [ -x "$INJ" ] || die "no $INJ: run make first"
 NP=${NP:-$((R + 2 + SPARES))}
@@ -118,7 +122,7 @@ case $SCENARIO in
          POINT=${POINTS[$((RANDOM % ${#POINTS[@]}))]} ;;
   node) VICTIMS= ;;  # kv_inject draws the node; kills.csv says whom it killed
   stop) pick 1; STOPPED=${PICKED[0]} VICTIMS= ;;
-  node-stop|partition|cut|vanish) VICTIMS= ;;
+  node-stop|partition|cut|vanish|daemon) VICTIMS= ;;
 esac
 # Kill at a uniform instant over the middle of the run (milliseconds).
 GAP=0; [ "$SCENARIO" = staggered ] && GAP=$((RANDOM % 401))
@@ -167,6 +171,7 @@ inj_killer() {
     node-stop) what="signal=STOP; for=$for_s; target=node:random" ;;
     partition|cut) what="signal=LINK; for=$for_s; target=node:random" ;;
     vanish) what="signal=VANISH; for=$for_s; target=node:random" ;;
+    daemon) what="target=daemon:random" ;;
   esac
   KV_INJECT_LINK=${KV_INJECT_LINK:-"$ROOT/scripts/vcluster link {host} {state}"} \
   KV_INJECT_REMOTE=${KV_INJECT_REMOTE:-'kill -{signal} {pids}'} "$INJ" --pids "$OUT/pids" --nranks "$NP" \
@@ -214,6 +219,7 @@ fi
 # a node loss that killed no rank is no test of one (inject.log says why),
 # nor a stop that stopped none, nor a cut that cut nothing
 NOKILL=; [ "$SCENARIO" = node ] && [ -z "$VICTIMS" ] && NOKILL=1
+[ "$SCENARIO" = daemon ] && ! grep -q ',daemon,' "$OUT/kills.csv" 2>/dev/null && NOKILL=1
 case $SCENARIO in stop|node-stop)
   STOPPED=$(awk -F, 'NR > 1 && $5 == "STOP" && $6 == "rank" { printf "%s%s", s, $2; s = ";" }' "$OUT/kills.csv" 2>/dev/null)
   grep -q ',CONT,' "$OUT/kills.csv" 2>/dev/null || NOKILL=1 ;;

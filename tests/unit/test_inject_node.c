@@ -21,7 +21,11 @@
  * names and none under a plain parent; in-process, the node's executor
  * kills a daemon-parent, a daemon and two ranks, then itself, every one
  * by SIGKILL, logged with its role, the deaths within 100 ms (measured
- * with pidfds: the spread is printed).
+ * with pidfds: the spread is printed).  A lost daemon (daemon:random,
+ * daemon:NAME) parses as a node target marked daemon_only, lists the
+ * node's daemon-parent and daemon and no rank, draws as node:random does
+ * (never rank 0's node by default), keeps a node loss's limits, and
+ * refuses a link cut (LINK, VANISH).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -154,6 +158,41 @@ static int check_event(const kvi_schedule *sc, int from, int e) {
     assert_true(v[d + 1].rank == node + 8 && v[d + 2].rank == node);
     assert_int_equal(v[d + 2].pid, 1000 + node);
     return i;
+}
+
+static void test_daemon(void **st) {
+    (void)st;
+    kvi_spec s;
+    kvi_schedule sc;
+    char err[256];
+    parse_ok("target=daemon:random; when=time:1", &s);
+    assert_true(s.target == KVI_TARGET_NODE && s.daemon_only && s.node_random && s.allow_rank0 == 0);
+    parse_ok("target=daemon:n2; when=time:1", &s);
+    assert_true(s.daemon_only && !s.node_random && strcmp(s.host, "n2") == 0);
+    parse_ok("target=node:n2; when=time:1", &s);
+    assert_false(s.daemon_only);
+    build_ok("target=daemon:n2; when=time:1", 1, &sc);
+    assert_int_equal(sc.nevents, 2);   /* the daemon-parent and the daemon, no rank */
+    assert_true(sc.events[0].role == KVI_ROLE_DAEMON_PARENT && sc.events[0].pid == 6002);
+    assert_true(sc.events[1].role == KVI_ROLE_DAEMON && sc.events[1].pid == 5002);
+    assert_true(sc.events[1].signal == SIGKILL && sc.events[1].by_rank == 2);
+    kvi_schedule_free(&sc);
+    for (int seed = 1; seed <= 100; seed++) {
+        char text[128];
+        snprintf(text, sizeof text, "target=daemon:random; when=time:1; seed=%d", seed);
+        build_ok(text, 1, &sc);
+        for (int i = 0; i < sc.nevents; i++) assert_int_equal(sc.events[i].rank, -1);
+        assert_true(sc.events[0].by_rank != 0);   /* not the launch node */
+        kvi_schedule_free(&sc);
+    }
+    refused("target=daemon:n0; when=time:1", 1, "launch node");
+    refused("target=daemon:n1; when=time:1", 0, "max_simultaneous");
+    static const char *cut[] = {"target=daemon:random; when=time:1; signal=LINK; for=1",
+                                "target=daemon:random; when=time:1; signal=VANISH; for=1"};
+    for (int i = 0; i < 2; i++) {
+        if (kvi_spec_parse(cut[i], &s, err, sizeof err) == 0) fail_msg("'%s' accepted", cut[i]);
+        assert_true(strncmp(err, "signal", 6) == 0);
+    }
 }
 
 static int same(const kvi_schedule *a, const kvi_schedule *b) {
@@ -431,6 +470,7 @@ static void test_inproc_node(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spec),       cmocka_unit_test(test_draw),
+        cmocka_unit_test(test_daemon),
         cmocka_unit_test(test_limits),     cmocka_unit_test(test_launcher_alone),
         cmocka_unit_test(test_pid_table),
         cmocka_unit_test(test_self_info),  cmocka_unit_test(test_inproc_node),
