@@ -21,8 +21,10 @@ An operation counts by what its caller was told:
 Because the survivors read every key at the end, a lost acknowledged write
 or delete shows up as a read no order can explain.  The summary also says
 how many recoveries a rank ran at most (its "N" line): a run in which
-nobody died must have run none; and when the last survivor noticed the
-first failure (the "D" lines), from which run.sh measures detection.
+nobody died must have run none; when the last survivor noticed the
+first failure (the "D" lines), from which run.sh measures detection; and,
+with --evicted, the answers that ranks reported failed while alive gave
+once a survivor served again without them (there must be none).
 
 The search is Wing and Gong's, with memoisation of (operations linearized,
 register value) as in Lowe's and Porcupine's versions: operations are
@@ -82,8 +84,8 @@ def read_logs(logdir):
                     audits[rank] = int(w[1])
                 elif w[:1] == ["N"] and len(w) == 3:
                     recoveries[rank] = int(w[1])
-                elif w[:1] == ["D"] and len(w) == 2:
-                    noticed[rank] = int(w[1])
+                elif w[:1] == ["D"] and len(w) in (2, 4):
+                    noticed[rank] = (int(w[1]), int(w[3]) if len(w) == 4 else None)
                 elif w == ["P", "final"]:
                     final = True
                 else:
@@ -207,8 +209,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("logdir", help="directory with the client's ops.N logs")
     ap.add_argument("--json", help="write a summary here")
+    ap.add_argument("--evicted", default="", metavar="RANKS",
+                    help="ranks (comma-separated) reported failed while alive: none may answer an "
+                         "operation once a survivor serves again without them (its recovery has "
+                         "cleared their locks by then)")
     a = ap.parse_args()
     by_key, audits, recoveries, noticed, problems = read_logs(a.logdir)
+    evicted = {int(r) for r in a.evicted.split(",") if r}
+    resumed = min((m for _, m in noticed.values() if m is not None), default=None)
+    late = [] if resumed is None else [op for ops in by_key.values() for op in ops
+                                       if op.rank in evicted and op.result is not None and op.ret > resumed]
+    for op in sorted(late, key=lambda o: o.ret)[:10]:
+        print(f"evicted rank {op.rank} answered after the others served again without it: {op!r}")
     bad_keys, lost_keys = [], []
     nops = 0
     for key in sorted(by_key):
@@ -237,11 +249,12 @@ def main():
                # the most recoveries any rank ran; -1 when no rank said
                "recoveries": max(recoveries.values()) if recoveries else -1,
                # when the last survivor noticed the first failure (wall ns); None: none did
-               "noticed_last_ns": max(noticed.values()) if noticed else None}
+               "noticed_last_ns": max(w for w, _ in noticed.values()) if noticed else None,
+               "evicted_answers": len(late)}
     if a.json:
         with open(a.json, "w") as f:
             json.dump(summary, f)
-    ok = not bad_keys and divergent == 0 and not problems
+    ok = not bad_keys and divergent == 0 and not problems and not late
     print(f"history: {nops} operations on {len(by_key)} keys: "
           f"{'linearizable' if not bad_keys else f'{len(bad_keys)} keys NOT linearizable'}, "
           f"divergent {divergent}")

@@ -17,9 +17,12 @@
  * any other read) and run kv_audit; the number of divergent pairs goes to
  * the log ("A n") and into the verdict, and the recoveries this rank ran
  * and the members left ("N recoveries members"), and when this rank
- * noticed the first failure ("D wall_ns": kv_recovery_times.noticed_ns,
- * CLOCK_REALTIME, which the test cluster's hosts share; none without a
- * recovery), from which run.sh measures detection.  With POINT (a recovery fault
+ * noticed the first failure and when it served again ("D wall_ns t_ns
+ * resumed_t_ns": kv_recovery_times.noticed_ns, CLOCK_REALTIME, which the
+ * test cluster's hosts share; the same moment on the operations' clock;
+ * that plus stopped_us; none without a recovery), from which run.sh
+ * measures detection and check.py finds a rank reported failed that still
+ * answered its client once the others served again without it.  With POINT (a recovery fault
  * point, see KVR_POINT) the rank named by $HIST_POINT_RANK kills itself
  * there in the first recovery it runs: a second failure inside recovery.
  * Each rank pauses $HIST_PAUSE_US (50) microseconds between operations, so
@@ -174,7 +177,12 @@ int main(int argc, char **argv) {
     logline("A %lld\n", divergent);
     logline("N %d %d\n", kv_recovery_count(s), kv_size(s));  /* recoveries run, members left */
     kv_recovery_times first;
-    if (kv_recovery_get(s, 0, &first) == KV_OK) logline("D %lld\n", (long long)first.noticed_ns);
+    if (kv_recovery_get(s, 0, &first) == KV_OK) {
+        int64_t ago = kv_wall_ns() - first.noticed_ns;  /* the same moment on now_ns's clock */
+        uint64_t at = now_ns() - (uint64_t)ago;
+        logline("D %lld %llu %llu\n", (long long)first.noticed_ns, (unsigned long long)at,
+                (unsigned long long)(at + (uint64_t)(first.stopped_us * 1e3)));
+    }
     close(logfd);
     MPI_Comm keep;
     MPI_Comm_dup(kv_comm(s), &keep);

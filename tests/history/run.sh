@@ -219,7 +219,14 @@ fi
 # a node loss that killed no rank is no test of one (inject.log says why),
 # nor a stop that stopped none, nor a cut that cut nothing
 NOKILL=; [ "$SCENARIO" = node ] && [ -z "$VICTIMS" ] && NOKILL=1
-[ "$SCENARIO" = daemon ] && ! grep -q ',daemon,' "$OUT/kills.csv" 2>/dev/null && NOKILL=1
+# a lost daemon: its node's ranks are reported failed though they live; none
+# may answer its client once the others serve again (check.py --evicted)
+EVICTED=
+if [ "$SCENARIO" = daemon ]; then
+  grep -q ',daemon,' "$OUT/kills.csv" 2>/dev/null || NOKILL=1
+  lost_host=$(awk -F, 'NR > 1 && $6 == "daemon" { print $4; exit }' "$OUT/kills.csv" 2>/dev/null)
+  EVICTED=$(cat "$OUT"/pids/rank.* 2>/dev/null | awk -v h="$lost_host" '$3 == h { printf "%s%s", s, $1; s = "," }')
+fi
 case $SCENARIO in stop|node-stop)
   STOPPED=$(awk -F, 'NR > 1 && $5 == "STOP" && $6 == "rank" { printf "%s%s", s, $2; s = ";" }' "$OUT/kills.csv" 2>/dev/null)
   grep -q ',CONT,' "$OUT/kills.csv" 2>/dev/null || NOKILL=1 ;;
@@ -234,7 +241,7 @@ orphans=$(env -u KVRUN_TAG grep -lzxF "KVRUN_TAG=$KVRUN_TAG" /proc/[0-9]*/enviro
 for p in $orphans; do p=${p#/proc/}; p=${p%/environ}; echo "orphan: $(ps -o pid=,stat=,args= -p "$p")" >> "$OUT/orphans"; done
 orphans=$(grep -c . <<<"$orphans")
 
-python3 "$ROOT/tests/history/check.py" "$OUT" --json "$OUT/check.json" > "$OUT/check.log" 2>&1
+python3 "$ROOT/tests/history/check.py" "$OUT" --json "$OUT/check.json" --evicted "$EVICTED" > "$OUT/check.log" 2>&1
 crc=$?
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or '')" "$OUT/check.json" "$1" 2>/dev/null; }
 # the most recoveries a rank ran (-1: no rank said)
@@ -249,6 +256,7 @@ case $krc in
      elif [ "$crc" -ne 0 ] && grep -q 'NOT linearizable' "$OUT/check.log"; then
        if grep -q '^lost' "$OUT/check.log"; then outcome=lost; else outcome=nonlinearizable; fi
      elif [ -n "$(field divergent)" ] && [ "$(field divergent)" != 0 ]; then outcome=divergent
+     elif [ "$(field evicted_answers)" != 0 ] && [ -n "$(field evicted_answers)" ]; then outcome=failed  # a rank reported failed answered
      elif [ -n "$NOKILL" ]; then outcome=failed
      elif [ -n "${STOPPED:-}" ] && [ "$REC" != 0 ]; then outcome=failed  # taken for dead (-1: unknown)
      elif [ "$krc" -ne 0 ]; then outcome=failed
@@ -269,7 +277,7 @@ noticed_ns=$(field noticed_last_ns)
 DETECT=NA
 [ -n "$fault_ns" ] && [ -n "$noticed_ns" ] &&
   DETECT=$(awk -v a="$fault_ns" -v b="$noticed_ns" 'BEGIN { printf "%.1f", (b - a) / 1e6 }')
-line="outcome=$outcome variant=$VARIANT backend=$BACKEND scenario=$SCENARIO r=$R ranks=$NP seed=$SEED victims=${VICTIMS// /;}${POINT:+;$POINT_RANK@$POINT} gap_ms=$GAP${STOPPED:+ stopped=$STOPPED recoveries=$REC} detect_ms=$DETECT ops=${ops:-0} orphans=$orphans kvrun=\"$(tr -d '\000' < "$OUT/kvrun.log" | tail -1)\""
+line="outcome=$outcome variant=$VARIANT backend=$BACKEND scenario=$SCENARIO r=$R ranks=$NP seed=$SEED victims=${VICTIMS// /;}${POINT:+;$POINT_RANK@$POINT} gap_ms=$GAP${STOPPED:+ stopped=$STOPPED recoveries=$REC}${EVICTED:+ evicted=${EVICTED//,/;} evicted_answers=$(field evicted_answers)} detect_ms=$DETECT ops=${ops:-0} orphans=$orphans kvrun=\"$(tr -d '\000' < "$OUT/kvrun.log" | tail -1)\""
 echo "$line" > "$OUT/result.txt"
 echo "$line"
 [ "$outcome" = pass ] && [ "$orphans" -eq 0 ]

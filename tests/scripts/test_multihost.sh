@@ -31,7 +31,9 @@
 #     MPI_Win_create online keeps its window through the loss), and a
 #     straggler node (--scenario node-stop: a host's ranks and daemon
 #     stopped for 200-800 ms, then continued: it must pass with no
-#     recovery run);
+#     recovery run), and a node's daemon lost alone (--scenario daemon,
+#     online and proposed: its ranks must end before the others serve
+#     again without them, and nothing acknowledged may be lost);
 #   the per-target rules of the patched osc/rdma across hosts (win_ack
 #     create on, 4 ranks spread over the hosts, the last one killed), and
 #     its locks that name their holders, reached through the network by
@@ -147,6 +149,11 @@ history history-online-cut --variant online --backend create --scenario cut --np
 # a node gone silent (stopped and cut off at once, killed 8 s later): lost
 # through the runtime's keepalive, nothing acknowledged may be lost
 history history-online-vanish --variant online --backend create --scenario vanish --np 6 --r 2 --seconds 1.5 --seed 3
+# a node's daemon lost alone: its ranks, reported failed, must end before
+# the others serve again without them (with PMIx's 1 s event window and
+# without patch 0006's exit, they answered for up to a second after)
+history history-online-daemon --variant online --backend create --scenario daemon --np 6 --r 2 --seconds 1.5 --seed 1
+history history-proposed-daemon --variant proposed --backend create --scenario daemon --np 6 --r 2 --seconds 1.5 --seed 5
 case_ win_ack-create "-n 4" win_ack create on
 # a window's collectives among the survivors after MPIX_Win_shrink_comm
 case_ win_shrink-create "-n 4" win_shrink create on
