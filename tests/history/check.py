@@ -216,7 +216,7 @@ def main():
     a = ap.parse_args()
     by_key, audits, recoveries, noticed, problems = read_logs(a.logdir)
     evicted = {int(r) for r in a.evicted.split(",") if r}
-    resumed = min((m for _, m in noticed.values() if m is not None), default=None)
+    resumed = min((m for r, (_, m) in noticed.items() if m is not None and r not in evicted), default=None)
     late = [] if resumed is None else [op for ops in by_key.values() for op in ops
                                        if op.rank in evicted and op.result is not None and op.ret > resumed]
     for op in sorted(late, key=lambda o: o.ret)[:10]:
