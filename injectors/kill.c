@@ -19,7 +19,13 @@
  * template in KV_INJECT_LINK ({host}, {state}), the timestamp read right
  * before the command, the lines logged after the last (link_group).  A
  * group that has both (a vanish: the node's processes stopped, then its
- * link cut) goes as its signals, then its links.
+ * link cut) goes as its signals, then its links.  Before a group kills a
+ * daemon, the local ranks it will kill after it are stopped (SIGSTOP,
+ * not logged): a rank that loses its daemon ends itself (Open MPI with
+ * patches/openmpi 0006), and in the in-process form the rank that sends
+ * the signals may thus end before it reaches its node-mates, who would
+ * go on for a moment after the runtime reported them failed.  Stopped,
+ * they act no more; the SIGKILL that follows, or the run's end, ends them.
  */
 #include <errno.h>
 #include <signal.h>
@@ -129,8 +135,22 @@ static int plan(const kvi_event *evs, int n, int all_local, int *err, int *local
     return ns;
 }
 
+/* The local ranks that a group kills after one of its daemons are stopped
+ * first (see above). */
+static void stop_ranks_after_daemon(const kvi_event *evs, const int *err, const step *steps, int ns) {
+    int daemon = 0;
+    for (int k = 0; k < ns; k++) {
+        const kvi_event *ev = &evs[steps[k].first];
+        if (ev->signal != SIGKILL || err[steps[k].first]) continue;
+        if (ev->role == KVI_ROLE_DAEMON || ev->role == KVI_ROLE_DAEMON_PARENT) daemon = 1;
+        else if (daemon && ev->role == KVI_ROLE_RANK && !steps[k].cmd && ev->pid != getpid())
+            (void)kill(ev->pid, SIGSTOP);
+    }
+}
+
 /* Step (2); times[i]: CLOCK_REALTIME ns right before victim i's signal. */
 static void send_all(const kvi_event *evs, int *err, const step *steps, int ns, long long *times) {
+    stop_ranks_after_daemon(evs, err, steps, ns);
     for (int k = 0; k < ns; k++) {
         const step *s = &steps[k];
         times[s->first] = kvi_wall_ns();
