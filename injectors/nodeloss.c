@@ -18,8 +18,9 @@
  * last: that rank carries the whole event out in the in-process form and
  * must die last.  A partition (signal=LINK) is one event per node, its
  * host's link (role host), no process; a vanish (signal=VANISH) the
- * node's processes stopped (STOP, ended by KILL), then its host's link.  The limits count nodes at once
- * (placement keeps a pair's copies on distinct nodes) and ranks in total;
+ * node's processes stopped (STOP, ended by KILL), then its host's link.
+ * The limits count nodes at once (placement keeps a pair's copies on
+ * distinct nodes) and ranks in total;
  * a straggler (STOP with for=) has none: it loses nothing.  A partition
  * has them even with an end: one that outlasts the runtime's detection
  * is the loss of that node.  A lost daemon (daemon:random, daemon:NAME)

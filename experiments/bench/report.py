@@ -746,21 +746,19 @@ def conformance():
     r = rows("conformance.csv")
     if not r:
         return []
+    hosts = lambda x: int(x.get("hosts", 1))  # noqa: E731
     by = collections.defaultdict(dict)
     for x in r:
-        by[(int(x.get("hosts", 1)), x["backend"], x["case"])][x["switch"]] = x
+        by[(hosts(x), x["backend"], x["case"])][x["switch"]] = x
     body = []
     for (h, b, case), sw in sorted(by.items()):
         cell = lambda k: (sw[k]["outcome"] + (f": {sw[k]['signature']}" if sw[k]["signature"] else "")  # noqa: E731
                           if k in sw else "NA")
         body.append([f"`{case}`", h, b, cell("on"), cell("off")])
-    counts = []
-    for h in sorted({k[0] for k in by}):
-        n = {k: sum(1 for x in r if int(x.get("hosts", 1)) == h and x["switch"] == k and x["outcome"] == "pass")
-             for k in ("on", "off")}
-        tot = {k: sum(1 for x in r if int(x.get("hosts", 1)) == h and x["switch"] == k) for k in ("on", "off")}
-        counts.append(f"{h} host{'s' if h > 1 else ''}: switch on {n['on']} of {tot['on']} pass, "
-                      f"off {n['off']} of {tot['off']}")
+    tot = collections.Counter((hosts(x), x["switch"]) for x in r)
+    ok = collections.Counter((hosts(x), x["switch"]) for x in r if x["outcome"] == "pass")
+    counts = [f"{h} host{'s' if h > 1 else ''}: switch on {ok[h, 'on']} of {tot[h, 'on']} pass, "
+              f"off {ok[h, 'off']} of {tot[h, 'off']}" for h in sorted({k[0] for k in by})]
     return table(["case", "hosts", "backend", "switch on (patched)", "switch off (as released)"], body) + [
         "", "; ".join(counts) + "."]
 

@@ -201,6 +201,10 @@ if [ -n "$CUTS" ]; then
   for ((i = 0; i < 300; i++)); do kill -0 "$kpid" 2>/dev/null || break; sleep 0.1; done
 fi
 kill "$kpid" 2>/dev/null; wait "$kpid" 2>/dev/null
+# The host of kv_inject's first log line whose column $1 is $2 (5 signal, 6 role).
+logged_host() { awk -F, -v c="$1" -v v="$2" 'NR > 1 && $c == v { print $4; exit }' "$OUT/kills.csv" 2>/dev/null; }
+# The ranks the pid table puts on host $1, joined by $2.
+ranks_on() { cat "$OUT"/pids/rank.* 2>/dev/null | awk -v h="$1" -v sep="$2" '$3 == h { printf "%s%s", s, $1; s = sep }'; }
 # a vanished node's processes that the injector did not end are killed
 # here, before its link is put back (the injector's own order)
 if [ "$SCENARIO" = vanish ] && ! grep -q ',KILL,' "$OUT/kills.csv" 2>/dev/null; then
@@ -208,7 +212,7 @@ if [ "$SCENARIO" = vanish ] && ! grep -q ',KILL,' "$OUT/kills.csv" 2>/dev/null; 
   [ -z "$stopped" ] || kill -KILL $stopped 2>/dev/null
 fi
 if grep -q ',LINKDOWN,' "$OUT/kills.csv" 2>/dev/null && ! grep -q ',LINKUP,' "$OUT/kills.csv"; then
-  host=$(awk -F, 'NR > 1 && $5 == "LINKDOWN" { print $4; exit }' "$OUT/kills.csv")
+  host=$(logged_host 5 LINKDOWN)
   link=${KV_INJECT_LINK:-"$ROOT/scripts/vcluster link {host} {state}"}
   link=${link//\{host\}/$host}
   sh -c "${link//\{state\}/up}" >> "$OUT/inject.log" 2>&1
@@ -224,16 +228,14 @@ NOKILL=; [ "$SCENARIO" = node ] && [ -z "$VICTIMS" ] && NOKILL=1
 EVICTED=
 if [ "$SCENARIO" = daemon ]; then
   grep -q ',daemon,' "$OUT/kills.csv" 2>/dev/null || NOKILL=1
-  lost_host=$(awk -F, 'NR > 1 && $6 == "daemon" { print $4; exit }' "$OUT/kills.csv" 2>/dev/null)
-  EVICTED=$(cat "$OUT"/pids/rank.* 2>/dev/null | awk -v h="$lost_host" '$3 == h { printf "%s%s", s, $1; s = "," }')
+  EVICTED=$(ranks_on "$(logged_host 6 daemon)" ,)
 fi
 case $SCENARIO in stop|node-stop)
   STOPPED=$(awk -F, 'NR > 1 && $5 == "STOP" && $6 == "rank" { printf "%s%s", s, $2; s = ";" }' "$OUT/kills.csv" 2>/dev/null)
   grep -q ',CONT,' "$OUT/kills.csv" 2>/dev/null || NOKILL=1 ;;
 esac
 case $SCENARIO in partition|cut|vanish)  # the ranks of the host cut off (the pid table's)
-  cut_host=$(awk -F, 'NR > 1 && $5 == "LINKDOWN" { print $4; exit }' "$OUT/kills.csv" 2>/dev/null)
-  cut_ranks=$(cat "$OUT"/pids/rank.* 2>/dev/null | awk -v h="$cut_host" '$3 == h { printf "%s%s", s, $1; s = ";" }')
+  cut_ranks=$(ranks_on "$(logged_host 5 LINKDOWN)" ";")
   grep -q ',LINKUP,' "$OUT/kills.csv" 2>/dev/null && [ -n "$cut_ranks" ] || NOKILL=1
   if [ "$SCENARIO" = partition ]; then STOPPED=$cut_ranks; else VICTIMS=${cut_ranks//;/ }; fi ;;
 esac
@@ -256,7 +258,7 @@ case $krc in
      elif [ "$crc" -ne 0 ] && grep -q 'NOT linearizable' "$OUT/check.log"; then
        if grep -q '^lost' "$OUT/check.log"; then outcome=lost; else outcome=nonlinearizable; fi
      elif [ -n "$(field divergent)" ] && [ "$(field divergent)" != 0 ]; then outcome=divergent
-     elif [ "$(field evicted_answers)" != 0 ] && [ -n "$(field evicted_answers)" ]; then outcome=failed  # a rank reported failed answered
+     elif [ -n "$(field evicted_answers)" ]; then outcome=failed  # a rank reported failed answered (0 reads empty)
      elif [ -n "$NOKILL" ]; then outcome=failed
      elif [ -n "${STOPPED:-}" ] && [ "$REC" != 0 ]; then outcome=failed  # taken for dead (-1: unknown)
      elif [ "$krc" -ne 0 ]; then outcome=failed
