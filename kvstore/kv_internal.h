@@ -256,7 +256,10 @@ bool kvo_window_shm(const kv_store *s);
 bool kvo_window_outlives(const kv_store *s);
 /* The info keys every window over a table gets. */
 void kvo_window_info(const kv_store *s, MPI_Info info);
+/* Who is which rank of s->comm: each member's id and node, gathered
+ * (kvo_map_ranks) or known ({id, node} by rank: kvo_set_ranks). */
 int kvo_map_ranks(kv_store *s);
+void kvo_set_ranks(kv_store *s, const int *id_node);
 /* The window's ranks are s->comm's now (a new window): s->target_of_id. */
 void kvo_map_targets(kv_store *s);
 /* Set s->shm for the current window (see struct kv_store). */

@@ -59,7 +59,48 @@ void kvr_trace(const kv_store *s, const char *fmt, ...) {
 
 static double us_since(int64_t t0) { return (double)(kv_clock_ns() - t0) / 1e3; }
 
-/* revoke + shrink + agree: s->all becomes the survivors' communicator. */
+/* Variant online stops the survivors only for what placement cannot do
+ * without, and no other variant changes with it: its membership comes
+ * from the shrink alone (it has no spares, and the shrunken communicator
+ * is the old one less the dead, in the same order), no agreement follows
+ * the shrink (the one that ends the attempt, kvr_conclude, catches a
+ * member that did not get through), and the barrier counts travel with
+ * the affected homes (kvr_share_affected).  Two agreements and two
+ * gathers fewer: each is a round of messages among ranks that share
+ * cores, and the stop is what bounds the worst bin of its throughput. */
+static bool brief(const kv_store *s) { return s->vt->keep != NULL; }
+
+/* The id of each rank of nall, a shrink of s->all, from the ranks of
+ * s->all it kept (a local translation of groups). */
+static int ids_after_shrink(kv_store *s, MPI_Comm nall, int **out) {
+    int n = 0;
+    MPI_Comm_size(nall, &n);
+    int *ranks = malloc((size_t)n * sizeof(int)), *old = malloc((size_t)n * sizeof(int));
+    int *ids = malloc((size_t)n * sizeof(int));
+    MPI_Group og = MPI_GROUP_NULL, ng = MPI_GROUP_NULL;
+    int rc = ranks && old && ids ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_group(s->all, &og);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_group(nall, &ng);
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) ranks[i] = i;
+    if (rc == MPI_SUCCESS) rc = MPI_Group_translate_ranks(ng, n, ranks, og, old);
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        if (old[i] == MPI_UNDEFINED) rc = MPI_ERR_INTERN;
+        else ids[i] = s->all_ids[old[i]];
+    }
+    if (og != MPI_GROUP_NULL) MPI_Group_free(&og);
+    if (ng != MPI_GROUP_NULL) MPI_Group_free(&ng);
+    free(ranks);
+    free(old);
+    if (rc != MPI_SUCCESS) {
+        free(ids);
+        return rc == MPI_ERR_NO_MEM ? KV_ERR_NOMEM : KV_ERR_MPI;
+    }
+    *out = ids;
+    return KV_OK;
+}
+
+/* revoke + shrink (+ agree): s->all becomes the survivors' communicator;
+ * under variant online s->all_ids too. */
 static int kvr_shrink(kv_store *s, kvr_ctx *c) {
     int64_t t = kv_clock_ns();
     kvw_alarm(s);
@@ -75,12 +116,22 @@ static int kvr_shrink(kv_store *s, kvr_ctx *c) {
     KVR_TRACE(s, "shrink rc %d", rc);
     if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     MPI_Comm_set_errhandler(nall, MPI_ERRORS_RETURN);
+    int *ids = NULL;
+    if (brief(s) && (rc = ids_after_shrink(s, nall, &ids)) != KV_OK) {
+        MPI_Comm_free(&nall);
+        return rc;
+    }
     if (s->comm != s->all && s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
     MPI_Comm_free(&s->all);
     s->all = nall;
     s->comm = MPI_COMM_NULL;
     MPI_Comm_rank(s->all, &s->all_rank);
     MPI_Comm_size(s->all, &s->all_size);
+    if (ids) {
+        free(s->all_ids);
+        s->all_ids = ids;
+        return KV_OK;
+    }
     t = kv_clock_ns();
     int ok = 1;
     rc = MPIX_Comm_agree(s->all, &ok);
@@ -90,20 +141,24 @@ static int kvr_shrink(kv_store *s, kvr_ctx *c) {
 }
 
 /* Who holds which id now, and the most kv_barrier calls any survivor
- * completed; spares take over failed ids; member comm. */
+ * completed; spares take over failed ids; member comm.  Under variant
+ * online the ids are known from the shrink, and the barrier counts come
+ * later, with the affected homes. */
 static int kvr_membership(kv_store *s, kvr_ctx *c) {
-    long mine[2] = {s->my_id, s->barrier_done}, *got = malloc((size_t)s->all_size * sizeof mine);
-    int *ids = realloc(s->all_ids, (size_t)s->all_size * sizeof(int));
-    if (ids) s->all_ids = ids;
-    if (!got || !ids) { free(got); return KV_ERR_NOMEM; }
-    int rc = MPI_Allgather(mine, 2, MPI_LONG, got, 2, MPI_LONG, s->all);
-    if (rc != MPI_SUCCESS) { free(got); return kvw_status(s, rc); }
     s->barrier_done_max = s->barrier_done;
-    for (int i = 0; i < s->all_size; i++) {
-        s->all_ids[i] = (int)got[2 * i];
-        if (got[2 * i + 1] > s->barrier_done_max) s->barrier_done_max = got[2 * i + 1];
+    if (!brief(s)) {
+        long mine[2] = {s->my_id, s->barrier_done}, *got = malloc((size_t)s->all_size * sizeof mine);
+        int *ids = realloc(s->all_ids, (size_t)s->all_size * sizeof(int));
+        if (ids) s->all_ids = ids;
+        if (!got || !ids) { free(got); return KV_ERR_NOMEM; }
+        int rc = MPI_Allgather(mine, 2, MPI_LONG, got, 2, MPI_LONG, s->all);
+        if (rc != MPI_SUCCESS) { free(got); return kvw_status(s, rc); }
+        for (int i = 0; i < s->all_size; i++) {
+            s->all_ids[i] = (int)got[2 * i];
+            if (got[2 * i + 1] > s->barrier_done_max) s->barrier_done_max = got[2 * i + 1];
+        }
+        free(got);
     }
-    free(got);
     bool held[s->nids > 0 ? s->nids : 1];
     memset(held, 0, sizeof held);
     for (int i = 0; i < s->all_size; i++)
@@ -130,14 +185,23 @@ static int kvr_membership(kv_store *s, kvr_ctx *c) {
     if (s->nspares == 0) {
         s->comm = s->all;
     } else {
-        rc = MPI_Comm_split(s->all, s->my_id >= 0 ? 0 : MPI_UNDEFINED, s->my_id, &s->comm);
+        int rc = MPI_Comm_split(s->all, s->my_id >= 0 ? 0 : MPI_UNDEFINED, s->my_id, &s->comm);
         if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     }
     if (s->my_id < 0) return KV_OK;  /* still a spare */
     MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(s->comm, &s->rank);
     MPI_Comm_size(s->comm, &s->size);
-    return kvo_map_ranks(s);
+    if (!brief(s)) return kvo_map_ranks(s);
+    int *id_node = malloc((size_t)s->size * 2 * sizeof(int));
+    if (!id_node) return KV_ERR_NOMEM;
+    for (int r = 0; r < s->size; r++) {  /* a survivor's node is the one it had */
+        id_node[2 * r] = s->all_ids[r];
+        id_node[2 * r + 1] = s->node_of_id[s->all_ids[r]];
+    }
+    kvo_set_ranks(s, id_node);
+    free(id_node);
+    return KV_OK;
 }
 
 /* The journal slot of member id in the local table. */
@@ -221,27 +285,32 @@ int kvr_cmp_u32(const void *a, const void *b) {
 #define KVR_FEW_HOMES 15
 
 /* Union of every member's affected homes, sorted, each once (collective
- * over s->comm: only members hold data or write). */
+ * over s->comm: only members hold data or write).  Each member's count
+ * of completed kv_barrier calls comes along (s->barrier_done_max): variant
+ * online gathers it nowhere else. */
 int kvr_share_affected(kv_store *s, kvr_ctx *c) {
-    enum { W = KVR_FEW_HOMES + 1 };
+    enum { HEAD = 2, W = HEAD + KVR_FEW_HOMES };  /* count, barriers, homes */
     int n = s->naffected, *counts = malloc((size_t)s->size * sizeof(int));
     int *displs = malloc((size_t)s->size * sizeof(int));
-    uint32_t mine[W], *few = malloc((size_t)s->size * W * sizeof(uint32_t));
+    uint64_t mine[W], *few = malloc((size_t)s->size * W * sizeof(uint64_t));
     if (!counts || !displs || !few) { free(counts); free(displs); free(few); return KV_ERR_NOMEM; }
-    mine[0] = (uint32_t)n;
-    for (int i = 0; i < KVR_FEW_HOMES; i++) mine[i + 1] = i < n ? s->affected[i] : 0;
+    mine[0] = (uint64_t)n;
+    mine[1] = (uint64_t)s->barrier_done;
+    for (int i = 0; i < KVR_FEW_HOMES; i++) mine[HEAD + i] = i < n ? s->affected[i] : 0;
     /* The first collective after the scan: the members that are done wait
      * here for the slowest, dozing (kvw_wait) rather than spinning. */
     MPI_Request req;
-    int rc = kvw_status(s, MPI_Iallgather(mine, W, MPI_UINT32_T, few, W, MPI_UINT32_T, s->comm, &req));
+    int rc = kvw_status(s, MPI_Iallgather(mine, W, MPI_UINT64_T, few, W, MPI_UINT64_T, s->comm, &req));
     if (rc == KV_OK) rc = kvw_wait(s, &req);
     int total = 0;
     bool many = false;
     for (int i = 0; rc == KV_OK && i < s->size; i++) {
-        counts[i] = (int)few[(size_t)i * W];
+        const uint64_t *got = few + (size_t)i * W;
+        counts[i] = (int)got[0];
         displs[i] = total;
         total += counts[i];
         many |= counts[i] > KVR_FEW_HOMES;
+        if ((long)got[1] > s->barrier_done_max) s->barrier_done_max = (long)got[1];
     }
     free(c->homes);
     c->homes = rc == KV_OK ? malloc((size_t)(total ? total : 1) * sizeof(uint32_t)) : NULL;
@@ -250,7 +319,8 @@ int kvr_share_affected(kv_store *s, kvr_ctx *c) {
                                           MPI_UINT32_T, s->comm));
     } else if (c->homes) {
         for (int i = 0; i < s->size; i++)
-            memcpy(c->homes + displs[i], few + (size_t)i * W + 1, (size_t)counts[i] * sizeof(uint32_t));
+            for (int k = 0; k < counts[i]; k++)
+                c->homes[displs[i] + k] = (uint32_t)few[(size_t)i * W + HEAD + k];
     }
     free(counts);
     free(displs);

@@ -50,9 +50,8 @@ static bool only_removed(const kv_store *s, const kvr_ctx *c) {
 }
 
 /* SCAN: the pairs whose holders changed; AFFECTED: the pairs of an
- * affected home that the scan left; EVERY (variant online, which has no
- * scan here): every pair of an affected home this member holds. */
-enum pass { SCAN, AFFECTED, EVERY };
+ * affected home that the scan left. */
+enum pass { SCAN, AFFECTED };
 
 /* Pack a local pair for every member of newset[0..n) but this one. */
 static int send_pair(kv_store *s, kvr_ctx *c, const unsigned char *slot, const int *newset, int n,
@@ -86,7 +85,6 @@ static int pack_pair(kv_store *s, kvr_ctx *c, enum pass pass, bool removed_only,
     uint64_t kh = kvh_hash(kvs_key_of(slot), KVS_KLEN(h), 0);
     if (pass != SCAN && kh % s->nslots != home) return KV_OK;
     int r = s->cfg.replicas, oldset[16], newset[16];
-    if (pass == EVERY) return send_pair(s, c, slot, newset, kvh_replicas(s, kh, newset), st);
     int nr_old = r < c->nold ? r : c->nold;
     kvh_place(kh, c->old_ids, c->nold, nr_old, c->old_by_node ? c->old_node : NULL, oldset);
     /* The pair moves when a holder died (under variant spare its id lives
@@ -266,6 +264,43 @@ int kvr_rereplicate(kv_store *s, kvr_ctx *c) {
     return rc;
 }
 
+/* Variant online's settling of the affected homes: every pair there
+ * that this member holds goes to the other members of its replica set by
+ * RMA, with the slot locks of a write and put-if-newer (kvo_push), as its
+ * background copies do.  A handful of pairs, where a stream costs a
+ * message from every member to every other and the waits for them; the
+ * attempt's closing agreement tells every member that all pushes are
+ * complete.  A lock that stays taken (another member's push of the same
+ * key) is waited for again, at most KVR_PUSH_TRIES times. */
+enum { KVR_PUSH_TRIES = 8 };
+static int push_affected(kv_store *s, kvr_ctx *c) {
+    for (int k = 0; k < c->nhomes; k++) {
+        for (uint32_t p = 0; p < kvs_probes(s); p++) {
+            const unsigned char *slot = s->base + ((c->homes[k] + p) % s->nslots) * s->slot_size;
+            const kvs_hdr *h = kvs_hdr_of(slot);
+            if (h->version == 0 || !kvs_lengths_ok(h->klen, h->vlen, s->cfg.max_key, s->cfg.max_value))
+                continue;
+            enum kvs_state st = kvs_decode(slot, s->slot_size, s->cfg.max_key, s->cfg.max_value);
+            uint32_t klen = KVS_KLEN(h);
+            uint64_t kh = kvh_hash(kvs_key_of(slot), klen, 0);
+            if ((st != KVS_LIVE && st != KVS_DELETED) || kh % s->nslots != c->homes[k]) continue;
+            unsigned char key[s->cfg.max_key > 0 ? s->cfg.max_key : 1];
+            memcpy(key, kvs_key_of(slot), klen);  /* the slot may change under the push */
+            int set[16], to[16], nto = 0, n = kvh_replicas(s, kh, set);
+            for (int i = 0; i < n; i++)
+                if (set[i] != s->my_id) to[nto++] = set[i];
+            long long before = s->st.pairs_restored;
+            int rc = KV_ERR_BUSY;
+            for (int tries = 0; rc == KV_ERR_BUSY && tries < KVR_PUSH_TRIES; tries++)
+                rc = nto ? kvo_push(s, key, klen, to, nto) : KV_OK;
+            c->rt.pairs_restored += s->st.pairs_restored - before;
+            if (rc == KV_ERR_FULL) s->st.restore_full++;  /* no room within max_probe there */
+            else if (rc != KV_OK && rc != KV_ERR_NOT_FOUND && rc != KV_ERR_CORRUPT) return rc;
+        }
+    }
+    return KV_OK;
+}
+
 int kvr_reconcile(kv_store *s, kvr_ctx *c) {
     KVR_POINT("rereplicate");
     int64_t t0 = kv_clock_ns();
@@ -275,13 +310,8 @@ int kvr_reconcile(kv_store *s, kvr_ctx *c) {
     KVR_TRACE(s, "locks broken");
     KVR_POINT("exchange");  /* this recovery's only exchange may be this one */
     int rc = kvr_share_affected(s, c);
-    c->rt.exchange_us += (double)(kv_clock_ns() - t1) / 1e3;
     KVR_TRACE(s, "affected shared: %d homes", c->nhomes);
-    if (rc != KV_OK || c->nhomes == 0) return rc;
-    kvr_stream *st;
-    rc = kvr_stream_open(s, c, KVR_TAG_AFFECTED, false, &st);
-    if (rc == KV_OK) rc = pack_affected(s, c, EVERY, st);
-    if (rc == KV_OK) rc = kvr_stream_finish(st);
-    kvr_stream_close(st);
+    if (rc == KV_OK) rc = push_affected(s, c);
+    c->rt.exchange_us += (double)(kv_clock_ns() - t1) / 1e3;
     return rc;
 }

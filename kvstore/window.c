@@ -138,10 +138,12 @@ int kvo_map_ranks(kv_store *s) {
     int mine[2] = {s->my_id, s->my_node}, *got = malloc((size_t)s->size * sizeof mine);
     if (!got) return KV_ERR_NOMEM;
     int rc = MPI_Allgather(mine, 2, MPI_INT, got, 2, MPI_INT, s->comm);
-    if (rc != MPI_SUCCESS) {
-        free(got);
-        return kvw_status(s, rc);
-    }
+    if (rc == MPI_SUCCESS) kvo_set_ranks(s, got);
+    free(got);
+    return kvw_status(s, rc);
+}
+
+void kvo_set_ranks(kv_store *s, const int *got) {
     for (int i = 0; i < s->nids; i++) s->rank_of_id[i] = -1;
     int nodes = 0;
     for (int r = 0; r < s->size; r++) {
@@ -152,9 +154,7 @@ int kvo_map_ranks(kv_store *s) {
         for (int q = 0; q < r; q++) first &= got[2 * q + 1] != got[2 * r + 1];
         nodes += first;
     }
-    free(got);
     s->place_by_node = nodes > 1 && nodes < s->size;
-    return KV_OK;
 }
 
 void kvo_map_targets(kv_store *s) {
