@@ -364,9 +364,9 @@ void kvr_break_lock(kv_store *s, size_t i, const bool *failed);
 void kvr_break_locks(kv_store *s, const bool *failed);
 /* rereplicate.c: restore r copies of every pair (collective over s->comm).
  * kvr_reconcile is the part that cannot wait (variant online, whose scan
- * runs in the background): the interrupted writes settled, every slot
- * lock cleared, and the copies of every pair at an affected home made
- * equal among its new replicas. */
+ * runs in the background): after kvr_break_locks (recovery runs it
+ * before the windows phase there), the copies of every pair at an
+ * affected home made equal among its new replicas. */
 int kvr_rereplicate(kv_store *s, kvr_ctx *c);
 int kvr_reconcile(kv_store *s, kvr_ctx *c);
 

@@ -452,6 +452,12 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     rc = s->vt->detects ? kvw_start(s) : KV_OK;
     KVR_TRACE(s, "watchdog started rc %d", rc);
     if (rc == KV_OK && s->my_id >= 0) {
+        if (brief(s)) {  /* while the window learns of the failures, below */
+            t = kv_clock_ns();
+            kvr_break_locks(s, c->failed);
+            c->rt.scan_us += us_since(t);
+            KVR_TRACE(s, "locks broken");
+        }
         KVR_POINT("windows");
         t = kv_clock_ns();
         /* The window outlives its dead (online, where it can), or a new one */

@@ -303,11 +303,7 @@ static int push_affected(kv_store *s, kvr_ctx *c) {
 
 int kvr_reconcile(kv_store *s, kvr_ctx *c) {
     KVR_POINT("rereplicate");
-    int64_t t0 = kv_clock_ns();
-    kvr_break_locks(s, c->failed);
-    c->rt.scan_us += (double)(kv_clock_ns() - t0) / 1e3;
     int64_t t1 = kv_clock_ns();
-    KVR_TRACE(s, "locks broken");
     KVR_POINT("exchange");  /* this recovery's only exchange may be this one */
     int rc = kvr_share_affected(s, c);
     KVR_TRACE(s, "affected shared: %d homes", c->nhomes);
