@@ -276,7 +276,7 @@ bool kvw_test(kv_store *s);
 /* The operations until the next watchdog test (s->poll_every), from the
  * time the last poll_every took (detect.c). */
 void kvw_pace(kv_store *s);
-void kvr_background_step(kv_store *s);
+void kvr_background_step(kv_store *s, bool idle);
 static inline bool kvw_maybe(kv_store *s) {
     if (s->failure_pending) return true;
     if (!s->vt->detects || s->vt->window_failed) return false;  /* the RMA calls report */
@@ -284,7 +284,7 @@ static inline bool kvw_maybe(kv_store *s) {
     s->ops_since_poll = 0;
     kvw_pace(s);
     if (kvw_test(s)) return true;
-    if (s->bg) kvr_background_step(s);  /* variant online: a share of the re-replication */
+    if (s->bg) kvr_background_step(s, false);  /* variant online: a share of the re-replication */
     return s->failure_pending;
 }
 bool kvw_is_ft_error(int mpi_err);
@@ -390,7 +390,8 @@ int kvr_recover(kv_store *s);
  * kvr_background_start begins it at the end of a recovery (c: that
  * recovery's state; its record is kept when the background ends, with the
  * background's time in its re-replication and total);
- * kvr_background_step does a share of it (from kvw_maybe), and
+ * kvr_background_step does a share of it (from kvw_maybe; `idle`: a rank
+ * that only waits, a whole step), and
  * kvr_background_finish all of it (collective over the members: in
  * kv_barrier, kv_audit and kv_close); kvr_background_drop abandons it when a new
  * failure starts another recovery (which starts it again).  While it

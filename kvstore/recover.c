@@ -571,7 +571,7 @@ static int kvr_barrier_once(kv_store *s) {
          * active collective request is an error in Open MPI 5.0.7 and
          * raised on MPI_COMM_WORLD's (fatal) handler. */
         if (kvw_test(s)) return KV_ERR_INTERRUPTED;
-        if (s->bg) kvr_background_step(s);  /* online: the others may wait for this share */
+        if (s->bg) kvr_background_step(s, true);  /* online: the others may wait for this share */
         else sched_yield();
     }
 }
@@ -609,7 +609,7 @@ int kv_barrier(kv_store *s) {
 
 int kv_poll(kv_store *s) {
     if (!s) return KV_ERR_ARG;
-    if (!kvw_test(s) && s->bg) kvr_background_step(s);  /* online: a share of the copies */
+    if (!kvw_test(s) && s->bg) kvr_background_step(s, false);  /* online: a share of the copies */
     if (!s->failure_pending) return KV_OK;
     int rc = kvr_recover(s);
     return (rc == KV_OK || rc == KV_WARN_DEGRADED) ? KV_ERR_INTERRUPTED : rc;
