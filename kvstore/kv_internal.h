@@ -321,6 +321,10 @@ typedef struct kvr_ctx {
 /* recover.c: the union of the members' affected homes into c->homes
  * (collective over s->comm). */
 int kvr_share_affected(kv_store *s, kvr_ctx *c);
+/* Did every member get here with ok?  Collective over s->comm: KV_OK when
+ * all did, else the local error or KV_ERR_INTERRUPTED, the same decision
+ * at every survivor (an agreement is uniform even when a member dies). */
+int kvr_members_agree(kv_store *s, int local_rc);
 int kvr_cmp_u32(const void *a, const void *b);
 /* rereplicate.c: a pair in transit (re-replication exchange, checkpoint
  * files): this header, the key, the value, padded to 8 bytes. */

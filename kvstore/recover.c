@@ -335,10 +335,7 @@ int kvr_share_affected(kv_store *s, kvr_ctx *c) {
     return KV_OK;
 }
 
-/* Did every member get here with ok?  Collective over s->comm: KV_OK when
- * all did, else the local error or KV_ERR_INTERRUPTED, the same decision
- * at every survivor (an agreement is uniform even when a member dies). */
-static int kvr_members_agree(kv_store *s, int local_rc) {
+int kvr_members_agree(kv_store *s, int local_rc) {
     int flag = local_rc == KV_OK;
     int rc = MPIX_Comm_agree(s->comm, &flag);
     if (rc != MPI_SUCCESS) return kvw_status(s, rc);
