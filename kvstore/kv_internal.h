@@ -408,8 +408,12 @@ int kvr_background_readable(const kv_store *s, uint64_t kh, int *ids, int n);
 /* recover.c: keep a recovery's phase times (kv_recovery_get). */
 void kvr_record(kv_store *s, const kv_recovery_times *rt);
 /* ops.c: copy the local pair `key` to the members `to` that hold an older
- * version or none, under the slot locks of a write (variant online). */
-int kvo_push(kv_store *s, const void *key, size_t klen, const int *to, int nto);
+ * version or none, under the slot locks of a write (variant online); the
+ * copies made are added to *restored.  KV_OK also when there is nothing
+ * to copy (the pair gone or torn here) or no room within max_probe at a
+ * target (counted in restore_full); KV_ERR_BUSY, KV_ERR_INTERRUPTED and
+ * errors pass through. */
+int kvo_push(kv_store *s, const void *key, size_t klen, const int *to, int nto, long long *restored);
 void kvr_note_affected(kv_store *s, uint32_t home);
 void kvr_release_spares(kv_store *s);
 

@@ -568,7 +568,7 @@ int kv_fetch_add(kv_store *s, const void *key, size_t klen, int64_t delta, int64
     return rc;
 }
 
-int kvo_push(kv_store *s, const void *key, size_t klen, const int *to, int nto) {
+static int push_key(kv_store *s, const void *key, size_t klen, const int *to, int nto) {
     kvo_key k;
     int rc = kvo_prepare(s, key, klen, &k);
     if (rc) return rc;
@@ -579,4 +579,12 @@ int kvo_push(kv_store *s, const void *key, size_t klen, const int *to, int nto) 
     sort_by_rank(s, ids, nto + 1);
     kvo_write w = {.kind = KVO_COPY};
     return kvo_write_key(s, &k, ids, nto + 1, &w);
+}
+
+int kvo_push(kv_store *s, const void *key, size_t klen, const int *to, int nto, long long *restored) {
+    long long before = s->st.pairs_restored;
+    int rc = push_key(s, key, klen, to, nto);
+    *restored += s->st.pairs_restored - before;
+    if (rc == KV_ERR_FULL) s->st.restore_full++;
+    return rc == KV_ERR_FULL || rc == KV_ERR_NOT_FOUND || rc == KV_ERR_CORRUPT ? KV_OK : rc;
 }

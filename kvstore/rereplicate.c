@@ -289,13 +289,10 @@ static int push_affected(kv_store *s, kvr_ctx *c) {
             int set[16], to[16], nto = 0, n = kvh_replicas(s, kh, set);
             for (int i = 0; i < n; i++)
                 if (set[i] != s->my_id) to[nto++] = set[i];
-            long long before = s->st.pairs_restored;
             int rc = KV_ERR_BUSY;
             for (int tries = 0; rc == KV_ERR_BUSY && tries < KVR_PUSH_TRIES; tries++)
-                rc = nto ? kvo_push(s, key, klen, to, nto) : KV_OK;
-            c->rt.pairs_restored += s->st.pairs_restored - before;
-            if (rc == KV_ERR_FULL) s->st.restore_full++;  /* no room within max_probe there */
-            else if (rc != KV_OK && rc != KV_ERR_NOT_FOUND && rc != KV_ERR_CORRUPT) return rc;
+                rc = nto ? kvo_push(s, key, klen, to, nto, &c->rt.pairs_restored) : KV_OK;
+            if (rc != KV_OK) return rc;
         }
     }
     return KV_OK;

@@ -152,14 +152,7 @@ static int push_slot(kv_store *s, kvr_background *b, size_t i) {
     for (int j = 0; j < nc; j++)
         if (!has(prev, np, cur[j]) && cur[j] != s->my_id) to[nto++] = cur[j];
     if (nto == 0) return KV_OK;
-    long long before = s->st.pairs_restored;
-    int rc = kvo_push(s, key, klen, to, nto);
-    b->rt.pairs_restored += s->st.pairs_restored - before;
-    if (rc == KV_ERR_FULL) {
-        s->st.restore_full++;  /* no room within max_probe at a new replica */
-        return KV_OK;
-    }
-    return rc == KV_ERR_NOT_FOUND || rc == KV_ERR_CORRUPT ? KV_OK : rc;
+    return kvo_push(s, key, klen, to, nto, &b->rt.pairs_restored);
 }
 
 /* Scan until `until` (kv_clock_ns; 0: to the end). */
