@@ -130,14 +130,22 @@ case $SCENARIO in stop|node-stop|partition) GAP=$((200 + RANDOM % 601)) ;; cut|v
 span=$(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.55}')
 AT=$(( $(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.15}') + (RANDOM * 32768 + RANDOM) % (span + 1) ))
 
-killer() {
-  local deadline=$((SECONDS + 20)) v
+# opened: wait until every rank has its store open (the client writes
+# pid.N after kv_open), so the fault's instant counts from the workload's
+# start and not from the launch (an ASan build across hosts can take more
+# than the whole window to open); 1 when the store did not open in 60 s.
+opened() {
+  local deadline=$((SECONDS + 60)) v
   for ((v = 0; v < NP; v++)); do
     while [ ! -s "$OUT/pid.$v" ]; do
-      [ $SECONDS -gt $deadline ] && return
+      [ $SECONDS -gt $deadline ] && return 1
       sleep 0.02
     done
   done
+}
+
+killer() {
+  opened || return
   sleep "$(awk -v ms="$AT" 'BEGIN {printf "%.3f", ms / 1000}')"
   local pids=() v t
   for v in $VICTIMS; do pids+=("$(cat "$OUT/pid.$v")"); done
@@ -163,6 +171,7 @@ killer() {
 # by the pid table), a stopped rank or node (continued GAP ms later).
 inj_killer() {
   local at for_s what
+  opened || return  # kv_inject's clock starts when it finds the pid table whole
   at=$(awk -v ms="$AT" 'BEGIN {printf "%.3f", ms / 1000}')
   for_s=$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}')
   case $SCENARIO in
