@@ -33,6 +33,7 @@ void kv_config_default(kv_config *cfg) {
     cfg->max_probe = 256;
     cfg->read_retries = 16;
     cfg->lock_timeout_ms = 1000.0;
+    cfg->failure_wait_ms = 30000.0;
 }
 
 int kv_config_check(const kv_config *c, char *msg, size_t len) {
@@ -63,6 +64,8 @@ int kv_config_check(const kv_config *c, char *msg, size_t len) {
     if (c->read_retries < 0) BAD("read_retries must be >= 0, not %d", c->read_retries);
     if (!(c->lock_timeout_ms > 0) || c->lock_timeout_ms > 3600e3)
         BAD("lock_timeout_ms must be in (0, 3600000], not %g", c->lock_timeout_ms);
+    if (!(c->failure_wait_ms >= 0) || c->failure_wait_ms > 3600e3)
+        BAD("failure_wait_ms must be in [0, 3600000], not %g", c->failure_wait_ms);
     size_t slot = kvs_slot_size(c->max_key, c->max_value);
     if (c->slots_per_rank > (size_t)INT64_MAX / 2 / slot)
         BAD("table of %zu slots of %zu bytes is too large", c->slots_per_rank, slot);
@@ -94,6 +97,7 @@ static const struct field {
     FIELD(max_probe, F_INT, 1, 1 << 30),
     FIELD(read_retries, F_INT, 0, 1 << 20),
     FIELD(lock_timeout_ms, F_DOUBLE, 0, 0),
+    FIELD(failure_wait_ms, F_DOUBLE, 0, 0),
     FIELD(checkpoint_dir, F_TEXT, 0, sizeof ((kv_config *)0)->checkpoint_dir),
 };
 #undef FIELD

@@ -129,6 +129,9 @@ typedef struct kv_config {
     int max_probe;            /* linear-probe length before KV_ERR_FULL (default 256) */
     int read_retries;         /* re-reads of a torn copy before the next replica (default 16) */
     double lock_timeout_ms;   /* wait for a live writer's slot lock (default 1000) */
+    double failure_wait_ms;   /* how long an MPI error that is not a ULFM error waits for a
+                               * failure to become known before it is KV_ERR_MPI; above the
+                               * MPI's detection bound (default 30000) */
     char checkpoint_dir[256]; /* variant checkpoint-restart: where checkpoints go (no default) */
 } kv_config;
 

@@ -52,6 +52,8 @@ static void test_bad_fields(void **st) {
     BAD(c.max_probe = 0, "max_probe");
     BAD(c.read_retries = -1, "read_retries");
     BAD(c.lock_timeout_ms = 0, "lock_timeout_ms");
+    BAD(c.failure_wait_ms = -1, "failure_wait_ms");
+    BAD(c.failure_wait_ms = 3600001, "failure_wait_ms");
 }
 
 static void test_set(void **st) {
