@@ -110,6 +110,19 @@ static int kvr_shrink(kv_store *s, kvr_ctx *c) {
     if (s->comm != s->all && s->comm != MPI_COMM_NULL) MPIX_Comm_revoke(s->comm);
     c->rt.revoke_us += us_since(t);
     t = kv_clock_ns();
+    /* A window kept through the recovery (online) must carry no operation
+     * of a survivor's past: over TCP a target carries out an RMA operation
+     * when it next drives progress, and a compare-and-swap whose wait the
+     * failure ended (the patched osc/rdma ends waits it cannot tie to one
+     * target when any member failed) could take a slot lock after its
+     * target broke every lock (kvr_break_locks, after the shrink), a lock
+     * nobody then owns: the next writer of that key waited on it for ever
+     * (2 of 100 node losses across hosts).  The flush completes this
+     * member's operations to live targets (fault-tolerant RMA: the live
+     * part of an _all call), and the shrink returns nowhere before every
+     * survivor has entered it, so after it nothing of the past is in
+     * flight towards a live member. */
+    if (brief(s) && s->win != MPI_WIN_NULL) MPI_Win_flush_all(s->win);
     MPI_Comm nall;
     int rc = MPIX_Comm_shrink(s->all, &nall);
     c->rt.shrink_us += us_since(t);
