@@ -146,6 +146,25 @@ static bool kvo_back_off(kv_store *s) {
     return false;
 }
 
+/* A slot lock whose owner is no longer a member, found after the
+ * recovery that removed it: an operation of the dead carried out late.
+ * Over TCP a target applies an RMA operation (the lock's
+ * compare-and-swap, or a write's image, which carries its lock word)
+ * when it next drives progress, which can be after its recovery broke
+ * every lock in its table; nobody will release such a lock (a node loss
+ * across hosts left one, and the next writer of that key waited on it
+ * for ever).  Break it with a compare-and-swap, so that a new holder is
+ * never touched.  True when broken. */
+static int kvo_cas(kv_store *s, int rank, uint32_t idx, uint64_t cmp, uint64_t set, uint64_t *got);
+static bool kvo_break_dead(kv_store *s, int rank, uint32_t idx, uint64_t word) {
+    int64_t owner = KVS_LOCK_OWNER(word);
+    if (owner < 0 || owner >= s->nids || s->rank_of_id[owner] >= 0) return false;
+    uint64_t was = 0;
+    if (kvo_cas(s, rank, idx, word, 0, &was) != KV_OK || was != word) return false;
+    s->st.locks_broken++;
+    return true;
+}
+
 /* Look key up at one replica.  KV_OK with the slot image in s->buf, or
  * KV_ERR_NOT_FOUND, KV_ERR_CORRUPT (only torn copies), KV_ERR_BUSY (a
  * writer held the key's slot past lock_timeout_ms), KV_ERR_INTERRUPTED. */
@@ -166,6 +185,7 @@ static int kvo_lookup(kv_store *s, const kvo_key *k, int rank) {
             } else {  /* locked: wait for the writer, bounded (see kvo_lock) */
                 s->st.lock_waits++;
                 uint64_t word = kvs_hdr_of(buf)->lock;
+                if (kvo_break_dead(s, rank, idx, word)) continue;
                 if (waits++ == 0 || word != holder) {
                     holder = word;
                     until = kv_clock_ns() + (int64_t)s->cfg.lock_timeout_ms * 1000000;
@@ -336,6 +356,7 @@ static int kvo_lock(kv_store *s, kvo_rep *rep, uint32_t idx, bool holding) {
             return KV_OK;
         }
         s->st.lock_waits++;
+        if (kvo_break_dead(s, rep->rank, idx, got)) continue;
         if (spin > 4 && kvo_back_off(s)) return KV_ERR_INTERRUPTED;
         if (holding && spin >= KVO_SPIN_HOLDING) return 1;
         if (spin == 0 || got != holder) {
