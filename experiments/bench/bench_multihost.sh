@@ -177,7 +177,9 @@ soak_point() {  # VARIANT SEED
     return
   fi
   t0=$(date +%s%N)
-  line=$(KV_CLUSTER=1 PRTE_MCA_rmaps_default_mapping_policy=node bash "$ROOT/tests/history/run.sh" --backend "$SOAK_BACKEND" --variant "$v" --r 2 \
+  # KV_TRACE: each rank's recovery steps go to its stderr, kept with the
+  # logs of a run that does not pass (a rare failure is seldom seen twice)
+  line=$(KV_TRACE=${KV_TRACE:-1} KV_CLUSTER=1 PRTE_MCA_rmaps_default_mapping_policy=node bash "$ROOT/tests/history/run.sh" --backend "$SOAK_BACKEND" --variant "$v" --r 2 \
          --spares "$sp" --scenario "$SCENARIO" "${NP[@]}" --seconds 1.5 --seed "$2" --timeout "$TIMEOUT" \
          --out "$TMP/soak")
   o=$(sed -n 's/.*outcome=\([a-z]*\).*/\1/p' <<<"$line")
