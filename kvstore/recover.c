@@ -116,8 +116,8 @@ static int kvr_shrink(kv_store *s, kvr_ctx *c) {
      * failure ended (the patched osc/rdma ends waits it cannot tie to one
      * target when any member failed) could take a slot lock after its
      * target broke every lock (kvr_break_locks, after the shrink), a lock
-     * nobody then owns: the next writer of that key waited on it for ever
-     * (2 of 100 node losses across hosts).  The flush completes this
+     * whose owner does not know it holds it (a dead writer's late
+     * operation did that; kvo_break_dead in ops.c).  The flush completes this
      * member's operations to live targets (fault-tolerant RMA: the live
      * part of an _all call), and the shrink returns nowhere before every
      * survivor has entered it, so after it nothing of the past is in

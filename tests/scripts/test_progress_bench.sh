@@ -9,8 +9,10 @@
 # gives progress.csv; each launch wrote its 9 rows (ping-pong with the
 # target polling; get, put, kv_get, kv_put with it polling and computing),
 # each with a positive operation count and time; across hosts an
-# operation on a computing target takes longer than the 200 us it computes
-# between MPI calls, on this machine's osc/sm windows less; the .meta
+# operation on a computing target takes longer than half the 200 us it
+# computes between MPI calls (a request arriving at a uniform instant of
+# the interval waits half of it on average; 40 gets once averaged 193 us),
+# on this machine's osc/sm windows less than the whole; the .meta
 # names the revision and the command; report.py's table has a ratio to
 # the ping-pong with its verdict in the hosts-2 tcp polling row; a second
 # run resumes (runs no launch, the file unchanged); the cluster's bridge
@@ -38,7 +40,7 @@ for s in tcp tcp-thread; do
   done
 done
 awk -F, 'NR > 1 && $9 <= 0 { bad = 1 } END { exit bad }' "$PROGRESS_CSV" || fail "a time not positive"
-awk -F, 'NR > 1 && $1 == "tcp" && $5 == "computing" && $2 == 2 && $9 < 200 { bad = 1 }
+awk -F, 'NR > 1 && $1 == "tcp" && $5 == "computing" && $2 == 2 && $9 < 100 { bad = 1 }
          NR > 1 && $5 == "computing" && $2 == 1 && $9 > 200 { bad = 1 } END { exit bad }' \
   "$PROGRESS_CSV" || fail "computing target: $(grep computing "$PROGRESS_CSV")"
 rev=$(git -C "$ROOT" rev-parse --short HEAD)
