@@ -3,6 +3,11 @@
  * signal handler reports it) while the others finish: under --with-ft ulfm
  * mpirun then exits 0, and tests/run.sh checks that kvrun --no-verdict
  * still calls the run CRASHED.  No "run:" line: it is not a test itself.
+ *
+ * Rank 0 enters MPI_Finalize only once it has been told of rank 1's death
+ * (its receive from rank 1 fails): MPI_Finalize's PMIx fence, started while
+ * the runtime still counted rank 1 as alive, waited for it for ever in one
+ * run of the sanitize suite on a loaded machine.
  */
 #include <mpi.h>
 #include <signal.h>
@@ -14,6 +19,11 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) raise(SIGSEGV);
+    if (rank == 0) {  /* returns with an error once rank 1 is known dead */
+        int x;
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Recv(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
     usleep(300000);  /* the others outlive it, then finish */
     MPI_Finalize();
     return 0;
