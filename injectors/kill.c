@@ -19,13 +19,21 @@
  * template in KV_INJECT_LINK ({host}, {state}), the timestamp read right
  * before the command, the lines logged after the last (link_group).  A
  * group that has both (a vanish: the node's processes stopped, then its
- * link cut) goes as its signals, then its links.  Before a group kills a
- * daemon, the local ranks it will kill after it are stopped (SIGSTOP,
- * not logged): a rank that loses its daemon ends itself (Open MPI with
- * patches/openmpi 0006), and in the in-process form the rank that sends
- * the signals may thus end before it reaches its node-mates, who would
- * go on for a moment after the runtime reported them failed.  Stopped,
- * they act no more; the SIGKILL that follows, or the run's end, ends them.
+ * link cut) goes as its signals, then its links.
+ *
+ * A group of SIGKILLs is frozen first: every rank it kills, the sender
+ * itself excepted, is stopped (SIGSTOP, not logged; a remote host's ranks
+ * by one more command, the template given STOP) before the first SIGKILL
+ * goes out.  A real node loss ends its processes at once; signals sent one
+ * by one do not: on a loaded host the sender can be descheduled between
+ * two kill(2) calls for milliseconds, and once the runtime has reported
+ * the first death (the daemon's, which reports all the node's ranks
+ * failed) a victim not yet signalled would go on serving while the
+ * survivors recover without it.  A rank that loses its daemon also ends
+ * itself (patches/openmpi 0006), so in the in-process form the sender may
+ * end before it reaches its node-mates.  Stopped, the victims act no
+ * more; the SIGKILL that follows, or the run's end, ends them.  A remote
+ * template without {signal} or {signum} cannot stop, and is not asked to.
  */
 #include <errno.h>
 #include <signal.h>
@@ -41,10 +49,11 @@
 #define CMD_MAX 8192
 
 /* One step of the sending: victims [first, first+count) by kill(2)
- * (cmd NULL) or by one hook command. */
+ * (cmd NULL) or by one hook command; freeze: the command that stops the
+ * step's remote ranks first (NULL when there is none to stop). */
 typedef struct step {
     int first, count;
-    char *cmd;
+    char *cmd, *freeze;
 } step;
 
 static double mono(void) {
@@ -59,6 +68,17 @@ static int put(char *out, size_t *n, const char *src) {
     if (*n + l >= CMD_MAX) return -1;
     memcpy(out + *n, src, l + 1);
     *n += l;
+    return 0;
+}
+
+/* Append cmd to the shell text *text as a line of its own. */
+static int put_line(char **text, const char *cmd) {
+    size_t had = *text ? strlen(*text) : 0, l = strlen(cmd);
+    char *t = realloc(*text, had + l + 2);
+    if (!t) return -1;
+    memcpy(t + had, cmd, l);
+    memcpy(t + had + l, "\n", 2);
+    *text = t;
     return 0;
 }
 
@@ -109,6 +129,35 @@ static int run_length(const kvi_event *evs, int n, const int *err, const int *lo
     return j - i;
 }
 
+/* Whether victim i is one the freeze stops: a rank, not the sender, in a
+ * group of more than one SIGKILL (see above). */
+static int frozen(const kvi_event *evs, int n, int i) {
+    return n > 1 && evs[i].signal == SIGKILL && evs[i].role == KVI_ROLE_RANK &&
+           evs[i].pid != (int)getpid();
+}
+
+/* s->freeze for a remote step: the template given STOP and the step's
+ * ranks; 0 when there is none to stop or the template cannot say STOP. */
+static int freeze_command(const char *tmpl, const kvi_event *evs, int n, step *s) {
+    if (!strstr(tmpl, "{signal}") && !strstr(tmpl, "{signum}")) return 0;
+    kvi_event *ranks = malloc((size_t)s->count * sizeof *ranks);
+    int m = 0, rc = -1;
+    if (!ranks) return -1;
+    for (int j = s->first; j < s->first + s->count; j++)
+        if (frozen(evs, n, j)) {
+            ranks[m] = evs[j];
+            ranks[m++].signal = SIGSTOP;
+        }
+    char cmd[CMD_MAX];
+    int batch = strstr(tmpl, "{pids}") != NULL;   /* one command, or one per rank */
+    for (int j = 0; j < m; j += batch ? m : 1)
+        if (expand(tmpl, &ranks[j], batch ? m : 1, cmd) || put_line(&s->freeze, cmd)) goto out;
+    rc = 0;
+out:
+    free(ranks);
+    return rc;
+}
+
 /* Steps (1) and the commands: err[] set, steps[] filled; returns the count. */
 static int plan(const kvi_event *evs, int n, int all_local, int *err, int *local, step *steps) {
     const char *tmpl = getenv("KV_INJECT_REMOTE");
@@ -120,11 +169,14 @@ static int plan(const kvi_event *evs, int n, int all_local, int *err, int *local
     for (int i = 0; i < n;) {
         if (err[i]) { i++; continue; }
         step *s = &steps[ns];
-        *s = (step){i, local[i] ? 1 : run_length(evs, n, err, local, i, batch), NULL};
+        *s = (step){i, local[i] ? 1 : run_length(evs, n, err, local, i, batch), NULL, NULL};
         if (!local[i]) {
             char cmd[CMD_MAX];
-            if (expand(tmpl, &evs[i], s->count, cmd) || !(s->cmd = strdup(cmd))) {
+            if (expand(tmpl, &evs[i], s->count, cmd) || !(s->cmd = strdup(cmd)) ||
+                freeze_command(tmpl, evs, n, s)) {
                 for (int j = i; j < i + s->count; j++) err[j] = EINVAL;   /* too long */
+                free(s->cmd);
+                free(s->freeze);
                 i += s->count;
                 continue;
             }
@@ -135,22 +187,21 @@ static int plan(const kvi_event *evs, int n, int all_local, int *err, int *local
     return ns;
 }
 
-/* The local ranks that a group kills after one of its daemons are stopped
- * first (see above). */
-static void stop_ranks_after_daemon(const kvi_event *evs, const int *err, const step *steps, int ns) {
-    int daemon = 0;
+/* Freeze the group (see above): local ranks by kill(2), remote ones by
+ * their steps' freeze commands. */
+static void freeze_all(const kvi_event *evs, int n, const int *err, const step *steps, int ns) {
     for (int k = 0; k < ns; k++) {
-        const kvi_event *ev = &evs[steps[k].first];
-        if (ev->signal != SIGKILL || err[steps[k].first]) continue;
-        if (ev->role == KVI_ROLE_DAEMON || ev->role == KVI_ROLE_DAEMON_PARENT) daemon = 1;
-        else if (daemon && ev->role == KVI_ROLE_RANK && !steps[k].cmd && ev->pid != getpid())
-            (void)kill(ev->pid, SIGSTOP);
+        const step *s = &steps[k];
+        if (s->freeze) (void)!system(s->freeze);
+        else if (!s->cmd && !err[s->first] && frozen(evs, n, s->first))
+            (void)kill(evs[s->first].pid, SIGSTOP);
     }
 }
 
 /* Step (2); times[i]: CLOCK_REALTIME ns right before victim i's signal. */
-static void send_all(const kvi_event *evs, int *err, const step *steps, int ns, long long *times) {
-    stop_ranks_after_daemon(evs, err, steps, ns);
+static void send_all(const kvi_event *evs, int n, int *err, const step *steps, int ns,
+                     long long *times) {
+    freeze_all(evs, n, err, steps, ns);
     for (int k = 0; k < ns; k++) {
         const step *s = &steps[k];
         times[s->first] = kvi_wall_ns();
@@ -237,7 +288,7 @@ int kvi__kill_group(const kvi_event *evs, int n, const char *log_path, int *err_
             goto out;
     }
     double t0 = mono();
-    send_all(evs, err, steps, ns, times);
+    send_all(evs, n, err, steps, ns, times);
     if (spread_s) *spread_s = mono() - t0;
     if (err_out) memcpy(err_out, err, (size_t)n * sizeof *err);
     if (fd >= 0) {
@@ -248,7 +299,10 @@ int kvi__kill_group(const kvi_event *evs, int n, const char *log_path, int *err_
     for (int i = 0; i < n; i++) rc += err[i] != 0;
 out:;
     int saved = errno;
-    for (int k = 0; k < ns; k++) free(steps[k].cmd);
+    for (int k = 0; k < ns; k++) {
+        free(steps[k].cmd);
+        free(steps[k].freeze);
+    }
     free(err);
     free(local);
     free(pick);

@@ -197,16 +197,21 @@ static void test_kill_group(void **st) {
     snprintf(tmpl, sizeof tmpl, "echo {host} -{signal} {pids} >> %s", out);
     setenv("KV_INJECT_REMOTE", tmpl, 1);
     assert_int_equal(kvi_kill_group(g, 3, NULL, err, NULL), 0);
-    assert_int_equal(count_lines(out, line, sizeof line), 2);
+    /* The ranks are stopped before the first SIGKILL; the daemon is not. */
+    assert_int_equal(count_lines(out, line, sizeof line), 3);
+    assert_string_equal(line, "far-b -KILL 103\n");
     FILE *f = fopen(out, "r");
     assert_non_null(fgets(line, sizeof line, f));
-    fclose(f);
+    assert_string_equal(line, "far-a -STOP 101 102\n");
+    assert_non_null(fgets(line, sizeof line, f));
     assert_string_equal(line, "far-a -KILL 101 102\n");
+    fclose(f);
+    /* A template that cannot say STOP stops nothing. */
     snprintf(tmpl, sizeof tmpl, "echo {pid} >> %s", out);
     setenv("KV_INJECT_REMOTE", tmpl, 1);
     assert_int_equal(kvi_kill_group(g, 3, NULL, err, NULL), 0);
     unsetenv("KV_INJECT_REMOTE");
-    assert_int_equal(count_lines(out, line, sizeof line), 5);
+    assert_int_equal(count_lines(out, line, sizeof line), 6);
     assert_string_equal(line, "103\n");
 }
 
