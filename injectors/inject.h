@@ -43,6 +43,14 @@ extern "C" {
  * (the node rebooted, its processes gone), so none outlives the run.  In
  * the schedule it is the node's STOP events, then its host's LINKDOWN. */
 #define KVI_VANISH 1002
+/* A slow, lossy link (spec signal=SLOW, node targets only): the host's
+ * link limited to the spec's rate= and dropping the share loss= of its
+ * packets, both ways, for for= seconds or to the run's end; through
+ * KV_INJECT_LINK with {state} "slow RATEkbit LOSS%" (and "up" at its
+ * end, which also lifts the limits).  On the test cluster: a token
+ * bucket (tc tbf) and a random drop (nftables), this kernel having no
+ * netem; no fixed delay (docs/cluster.md). */
+#define KVI_LINK_SLOW 1003
 #define KVI_MAX_LISTED 1024   /* most ranks a target=ranks: list may name */
 
 /* Who dies in one failure event. */
@@ -73,9 +81,11 @@ typedef enum kvi_when_kind {
 
 /* A parsed spec.  Plain data (no pointers): copy it freely, nothing to free. */
 typedef struct kvi_spec {
-    int signal;                    /* SIGKILL, SIGTERM, SIGSEGV, SIGSTOP, KVI_LINK_DOWN or
-                                      KVI_VANISH */
-    double for_s;                  /* SIGSTOP, KVI_LINK_DOWN, KVI_VANISH: > 0, the fault
+    int signal;                    /* SIGKILL, SIGTERM, SIGSEGV, SIGSTOP, KVI_LINK_DOWN,
+                                      KVI_VANISH or KVI_LINK_SLOW */
+    long long rate_kbit;           /* KVI_LINK_SLOW: the link's rate in kbit/s; 0 none */
+    double loss_pct;               /* KVI_LINK_SLOW: packets dropped, percent in [0, 100) */
+    double for_s;                  /* SIGSTOP, KVI_LINK_DOWN, KVI_VANISH, KVI_LINK_SLOW: > 0, the fault
                                       ends this long after it began (SIGCONT: a straggler;
                                       the link put back: a partition healed; a vanished
                                       node's processes killed, its link put back); 0, for
@@ -138,6 +148,8 @@ typedef struct kvi_event {
                                  with end_signal; 0 otherwise */
     int end_signal;           /* what ends it: SIGCONT (a straggler), SIGKILL (a
                                  vanished node's process), KVI_LINK_UP; 0 none */
+    long long rate_kbit;      /* KVI_LINK_SLOW: the spec's */
+    double loss_pct;
 } kvi_event;
 
 /* A drawn schedule: events in firing order (event index ascending). */
@@ -166,7 +178,8 @@ int kvi_host_is_local(const char *host);
 
 /* kvi_signal_name: "KILL", "TERM", "SEGV", "STOP" for the four injector
  * signals, "CONT" for the end of a straggler's stop (the log's),
- * "LINKDOWN" and "LINKUP" for a partition's cut and end, "?" for any
+ * "LINKDOWN" and "LINKUP" for a partition's cut and end, "SLOW" for a slow
+ * link (its end is "LINKUP"), "?" for any
  * other.  Static string: do not free. */
 const char *kvi_signal_name(int sig);
 

@@ -20,10 +20,15 @@ typedef kvu_rng kvi_rng;
 double kvi__rng_open01(kvi_rng *r);              /* uniform in (0, 1) */
 uint64_t kvi__rng_below(kvi_rng *r, uint64_t n); /* uniform in [0, n), n > 0 */
 
-/* Faults that can end (the spec's for=): a stop, a cut link, a vanished
- * node (whose end is required). */
+/* Faults that can end (the spec's for=): a stop, a cut or slow link, a
+ * vanished node (whose end is required). */
 static inline int kvi__can_end(int sig) {
-    return sig == SIGSTOP || sig == KVI_LINK_DOWN || sig == KVI_VANISH;
+    return sig == SIGSTOP || sig == KVI_LINK_DOWN || sig == KVI_VANISH || sig == KVI_LINK_SLOW;
+}
+
+/* Faults of a host's link, done through KV_INJECT_LINK, not by a signal. */
+static inline int kvi__is_link(int sig) {
+    return sig == KVI_LINK_DOWN || sig == KVI_LINK_UP || sig == KVI_LINK_SLOW;
 }
 
 /* What ends a fault of spec signal sig for a victim of role `role`: a
@@ -31,7 +36,7 @@ static inline int kvi__can_end(int sig) {
  * killed and its link put back. */
 static inline int kvi__end_signal(int sig, int role) {
     if (sig == KVI_VANISH) return role == KVI_ROLE_HOST ? KVI_LINK_UP : SIGKILL;
-    return sig == SIGSTOP ? SIGCONT : sig == KVI_LINK_DOWN ? KVI_LINK_UP : 0;
+    return sig == SIGSTOP ? SIGCONT : sig == KVI_LINK_DOWN || sig == KVI_LINK_SLOW ? KVI_LINK_UP : 0;
 }
 
 /* A straggler: stopped, then continued; it loses nothing, so no

@@ -106,7 +106,7 @@ kvi_inproc *kvi_inproc_start(const kvi_schedule *s, int my_rank, double run_star
     }
     for (int i = 0; i < p->nops + p->ntime; i++) {   /* a link is cut from outside */
         const kvi_event *e = i < p->nops ? &p->ops_ev[i] : &p->time_ev[i - p->nops];
-        if (e->signal == KVI_LINK_DOWN) {
+        if (kvi__is_link(e->signal)) {
             kvi_inproc_free(p);
             errno = ENOTSUP;
             return NULL;

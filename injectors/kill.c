@@ -95,7 +95,12 @@ static int expand(const char *tmpl, const kvi_event *evs, int count, char *out) 
     snprintf(num[0], sizeof num[0], "%d", evs[0].pid);
     snprintf(num[1], sizeof num[1], "%d", evs[0].rank);
     snprintf(num[2], sizeof num[2], "%d", evs[0].signal);
-    const char *state = evs[0].signal == KVI_LINK_DOWN ? "down" : evs[0].signal == KVI_LINK_UP ? "up" : "";
+    char state[64] = "";
+    if (evs[0].signal == KVI_LINK_SLOW)
+        snprintf(state, sizeof state, "slow %lldkbit %g%%", evs[0].rate_kbit, evs[0].loss_pct);
+    else
+        snprintf(state, sizeof state, "%s", evs[0].signal == KVI_LINK_DOWN ? "down"
+                                            : evs[0].signal == KVI_LINK_UP ? "up" : "");
     const char *vals[] = {evs[0].host, pids, num[0], num[1], kvi_signal_name(evs[0].signal),
                           num[2], state};
     enum { NKEYS = sizeof keys / sizeof keys[0] };
@@ -216,9 +221,7 @@ static void send_all(const kvi_event *evs, int n, int *err, const step *steps, i
     }
 }
 
-static int is_link(int sig) { return sig == KVI_LINK_DOWN || sig == KVI_LINK_UP; }
-
-/* A partition's cut or end (KVI_LINK_DOWN, KVI_LINK_UP): one
+/* A link's fault or its end (KVI_LINK_DOWN, KVI_LINK_SLOW, KVI_LINK_UP): one
  * KV_INJECT_LINK command per host, then the lines of those done. */
 static int link_group(const kvi_event *evs, int n, const char *log_path, int *err_out,
                       double *spread_s) {
@@ -263,7 +266,7 @@ int kvi__kill_group(const kvi_event *evs, int n, const char *log_path, int *err_
         return -1;
     }
     int k = 1;   /* a vanish is signals, then a link: each part on its own */
-    while (k < n && is_link(evs[k].signal) == is_link(evs[0].signal)) k++;
+    while (k < n && kvi__is_link(evs[k].signal) == kvi__is_link(evs[0].signal)) k++;
     if (k < n) {
         double s1 = 0, s2 = 0;
         int a = kvi__kill_group(evs, k, log_path, err_out, &s1, all_local);
@@ -272,7 +275,7 @@ int kvi__kill_group(const kvi_event *evs, int n, const char *log_path, int *err_
         if (spread_s) *spread_s = s1 + s2;
         return b < 0 ? -1 : a + b;
     }
-    if (is_link(evs[0].signal))
+    if (kvi__is_link(evs[0].signal))
         return link_group(evs, n, log_path, err_out, spread_s);
     int *err = calloc((size_t)n, sizeof *err), *local = calloc((size_t)n, sizeof *local);
     int *pick = calloc((size_t)n, sizeof *pick);

@@ -62,6 +62,7 @@ const char *kvi_signal_name(int sig) {
     case SIGCONT: return "CONT";
     case KVI_LINK_DOWN: return "LINKDOWN";
     case KVI_LINK_UP: return "LINKUP";
+    case KVI_LINK_SLOW: return "SLOW";
     case KVI_VANISH: return "VANISH";
     default: return "?";
     }

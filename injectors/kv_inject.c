@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "inject.h"
+#include "inject_int.h"
 
 #define LATE_WARN_S 0.05   /* report kills sent later than this */
 
@@ -155,9 +155,9 @@ static int check_reach(const kvi_schedule *s) {
     char me[KVI_HOST_MAX] = "";
     kvi_hostname(me, sizeof me);
     for (int i = 0; i < s->nevents; i++) {
-        if (s->events[i].signal == KVI_LINK_DOWN) {
+        if (kvi__is_link(s->events[i].signal)) {
             if (link && *link) continue;
-            fprintf(stderr, "kv_inject: cutting host %s's link needs KV_INJECT_LINK, a command "
+            fprintf(stderr, "kv_inject: a fault of host %s's link needs KV_INJECT_LINK, a command "
                     "with {host} and {state} (see injectors/README.md)\n", s->events[i].host);
             return -1;
         }

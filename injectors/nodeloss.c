@@ -18,7 +18,8 @@
  * last: that rank carries the whole event out in the in-process form and
  * must die last.  A partition (signal=LINK) is one event per node, its
  * host's link (role host), no process; a vanish (signal=VANISH) the
- * node's processes stopped (STOP, ended by KILL), then its host's link.
+ * node's processes stopped (STOP, ended by KILL), then its host's link; a
+ * slow link (signal=SLOW) one event per node too, its host's link.
  * The limits count nodes at once (placement keeps a pair's copies on
  * distinct nodes) and ranks in total;
  * a straggler (STOP with for=) has none: it loses nothing.  A partition
@@ -156,8 +157,10 @@ static void node_events(const kvi_spec *s, const kvi_rank_info *ranks, int nrank
                         const kvi_event *moment, int *seen, kvi_event *out, int *n) {
     int by = nd->first[k], ns = 0;
     const char *host = ranks[idx[by]].host;
-    if (s->signal == KVI_LINK_DOWN) {   /* a partition: the host's link, no process */
-        put_event(&out[(*n)++], moment, e, -1, 0, KVI_ROLE_HOST, by, host, s->signal);
+    if (s->signal == KVI_LINK_DOWN || s->signal == KVI_LINK_SLOW) {   /* the host's link, no process */
+        put_event(&out[*n], moment, e, -1, 0, KVI_ROLE_HOST, by, host, s->signal);
+        out[*n].rate_kbit = s->rate_kbit;
+        out[(*n)++].loss_pct = s->loss_pct;
         return;
     }
     int sig = s->signal == KVI_VANISH ? SIGSTOP : s->signal;   /* a vanish: stopped, ... */

@@ -186,7 +186,7 @@ static int per_event_victims(const kvi_spec *s, const kvi_rank_info *ranks, int 
 
 /* A spec built by hand, not by kvi_spec_parse, gets the parser's limits here. */
 static int check_spec(const kvi_spec *s, char *err, size_t len) {
-    int node_only = s->signal == KVI_LINK_DOWN || s->signal == KVI_VANISH;
+    int node_only = s->signal == KVI_LINK_DOWN || s->signal == KVI_VANISH || s->signal == KVI_LINK_SLOW;
     if (strcmp(kvi_signal_name(s->signal), "?") == 0 || s->signal == SIGCONT ||
         s->signal == KVI_LINK_UP || (node_only && (s->target != KVI_TARGET_NODE || s->daemon_only)))
         return kvu_fail(err, len, "signal: %d is not KILL, TERM, SEGV, STOP, or LINK or VANISH "

@@ -30,14 +30,15 @@
 static int parse_signal(const char *v, kvi_spec *s, char *err, size_t len) {
     static const struct { const char *name; int sig; } sigs[] = {
         {"KILL", SIGKILL}, {"TERM", SIGTERM}, {"SEGV", SIGSEGV}, {"STOP", SIGSTOP},
-        {"LINK", KVI_LINK_DOWN}, {"LINKDOWN", KVI_LINK_DOWN}, {"VANISH", KVI_VANISH}};
+        {"LINK", KVI_LINK_DOWN}, {"LINKDOWN", KVI_LINK_DOWN}, {"VANISH", KVI_VANISH},
+        {"SLOW", KVI_LINK_SLOW}};
     const char *name = strncasecmp(v, "SIG", 3) == 0 ? v + 3 : v;
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         if (strcasecmp(name, sigs[i].name) == 0) {
             s->signal = sigs[i].sig;
             return 0;
         }
-    return kvu_fail(err, len, "signal: '%s' is not KILL, TERM, SEGV, STOP, LINK or VANISH", v);
+    return kvu_fail(err, len, "signal: '%s' is not KILL, TERM, SEGV, STOP, LINK, VANISH or SLOW", v);
 }
 
 /* "3,5,7": distinct ranks. */
@@ -188,6 +189,35 @@ static int parse_for(const char *v, kvi_spec *s, char *err, size_t len) {
     return 0;
 }
 
+/* rate=: a whole number with a unit, kbit, mbit or gbit (per second), as
+ * tc takes it; kept in kbit/s. */
+static int parse_rate(const char *v, kvi_spec *s, char *err, size_t len) {
+    static const struct { const char *unit; long long kbit; } units[] = {
+        {"kbit", 1}, {"mbit", 1000}, {"gbit", 1000000}};
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (isdigit((unsigned char)v[0]) && !errno && x > 0 && strcasecmp(end, units[i].unit) == 0 &&
+            x <= 100000000 / units[i].kbit) {
+            s->rate_kbit = x * units[i].kbit;
+            return 0;
+        }
+    return kvu_fail(err, len, "rate: '%s' is not a rate such as 500kbit, 10mbit or 1gbit "
+                     "(at most 100gbit)", v);
+}
+
+/* loss=: the share of packets dropped, in percent, [0, 100). */
+static int parse_loss(const char *v, kvi_spec *s, char *err, size_t len) {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || (*end && strcmp(end, "%")) || !(x >= 0 && x < 100))
+        return kvu_fail(err, len, "loss: '%s' is not a percentage in [0, 100)", v);
+    s->loss_pct = x;
+    return 0;
+}
+
 static int parse_flag(const char *name, const char *v, int *out, char *err, size_t len) {
     if (strcmp(v, "0") && strcmp(v, "1"))
         return kvu_fail(err, len, "%s: '%s' is not 0 or 1", name, v);
@@ -212,9 +242,10 @@ static const struct {
     {"signal", parse_signal}, {"target", parse_target}, {"when", parse_when},
     {"count", parse_count},   {"spread", parse_spread}, {"seed", parse_seed},
     {"force", parse_force},   {"allow_rank0", parse_rank0}, {"for", parse_for},
+    {"rate", parse_rate},     {"loss", parse_loss},
 };
 enum { NITEMS = sizeof items / sizeof items[0] };
-enum { ITEM_TARGET = 1, ITEM_WHEN = 2, ITEM_RANK0 = 7 };   /* indices in items[] */
+enum { ITEM_TARGET = 1, ITEM_WHEN = 2, ITEM_RANK0 = 7, ITEM_RATE = 9, ITEM_LOSS = 10 };   /* in items[] */
 
 static char *trim(char *p) {
     while (isspace((unsigned char)*p)) p++;
@@ -236,8 +267,11 @@ static int parse_item(char *item, kvi_spec *s, int *seen, char *err, size_t len)
         seen[i] = 1;
         return items[i].fn(val, s, err, len);
     }
-    return kvu_fail(err, len, "%s: unknown item (known: signal, target, when, count, "
-                     "spread, seed, force, allow_rank0, for)", *name ? name : "''");
+    char known[128] = "";
+    for (int i = 0; i < NITEMS; i++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                 items[i].name);
+    return kvu_fail(err, len, "%s: unknown item (known: %s)", *name ? name : "''", known);
 }
 
 /* Checks that need the whole spec (and the node target's rank 0 default). */
@@ -254,11 +288,18 @@ static int check_whole(kvi_spec *s, const int *seen, char *err, size_t len) {
     if (s->target == KVI_TARGET_NODE && !seen[ITEM_RANK0]) s->allow_rank0 = 0;
     if (s->for_s > 0 && !kvi__can_end(s->signal))
         return kvu_fail(err, len, "for: a fault's length, only with signal=STOP (a straggler: "
-                         "stopped, then continued %g s later), signal=LINK (a partition) or "
-                         "signal=VANISH", s->for_s);
-    if ((s->signal == KVI_LINK_DOWN || s->signal == KVI_VANISH) &&
+                         "stopped, then continued %g s later), signal=LINK (a partition), "
+                         "signal=VANISH or signal=SLOW", s->for_s);
+    int slow = s->signal == KVI_LINK_SLOW;
+    if ((seen[ITEM_RATE] || seen[ITEM_LOSS]) && !slow)
+        return kvu_fail(err, len, "%s: a slow link's setting, only with signal=SLOW",
+                         seen[ITEM_RATE] ? "rate" : "loss");
+    if (slow && !(s->rate_kbit > 0 || s->loss_pct > 0))
+        return kvu_fail(err, len, "signal: SLOW needs rate=RATE (e.g. 10mbit), loss=PERCENT "
+                         "or both");
+    if ((s->signal == KVI_LINK_DOWN || s->signal == KVI_VANISH || slow) &&
         (s->target != KVI_TARGET_NODE || s->daemon_only))
-        return kvu_fail(err, len, "signal: %s cuts a host's network link: it needs "
+        return kvu_fail(err, len, "signal: %s is a fault of a host's network link: it needs "
                          "target=node:random or target=node:NAME", kvi_signal_name(s->signal));
     if (s->signal == KVI_VANISH && !(s->for_s > 0))
         return kvu_fail(err, len, "for: signal=VANISH needs for=S: the vanished node's "

@@ -59,7 +59,7 @@ APT_PACKAGES=(
   redis-server redis-sentinel libhiredis-dev
   libssl-dev
   clang libclang-rt-14-dev valgrind
-  procps util-linux hostname iproute2 linux-perf
+  procps util-linux hostname iproute2 nftables linux-perf
 )
 
 install_packages() {

@@ -26,25 +26,12 @@ RUNS=${RUNS:-5} OPS=${OPS:-30000} ITERS=${ITERS:-2000000}
 mkdir -p "$OUT"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 
-# build REV DIR: this checkout's tree with REV's kvstore/, its benchmarks built.
-build() {
-  local rev=$1 d=$2
-  mkdir -p "$d/build"
-  (cd "$ROOT" && tar --exclude=./build --exclude=./results --exclude=./.git -cf - .) | tar -xf - -C "$d"
-  if [ "$rev" != work ]; then
-    rm -rf "$d/kvstore"
-    git -C "$ROOT" archive "$rev" kvstore | tar -xf - -C "$d" || return 1
-  fi
-  cp "$ROOT"/build/mpi.mk "$ROOT"/build/mpi.env "$d/build/" 2>/dev/null
-  make -C "$d" -j2 build/bin/bench_store_raw build/bin/bench_hotpath > "$d/build.log" 2>&1 ||
-    { echo "bench_revisions.sh: $rev does not build (see below)" >&2; tail -5 "$d/build.log" >&2; return 1; }
-}
+source "$ROOT/experiments/bench/revtree.sh"
 
 names=()
 for rev in "$@"; do
-  name=$rev
-  [ "$rev" = work ] || name=$(git -C "$ROOT" rev-parse --short "$rev") || exit 1
-  build "$rev" "$T/$name" || exit 1
+  name=$(rev_name "$ROOT" "$rev") || exit 1
+  rev_tree "$ROOT" "$rev" "$T/$name" build/bin/bench_store_raw build/bin/bench_hotpath || exit 1
   names+=("$name")
 done
 

@@ -28,7 +28,13 @@
 # (osc/rdma on one host too; variant online then keeps its window through
 # the failure, as it does on osc/sm), into timeline[-Nhosts]-create.csv;
 # there too only proposed and online run, osc/rdma being where the others
-# hang.
+# hang.  TIMELINE_VARIANTS='A B' runs those variants only.
+# TIMELINE_REVS='REV REV...' runs each variant with the library of each
+# revision (experiments/bench/revtree.sh: that revision's kvstore/, this
+# checkout's driver; `work` is the checkout as it is), all in turns, into
+# timeline-revs.csv (beside the suffixes above), the variant column
+# written VARIANT@REV: whether a change moved the timeline, measured in
+# the same minutes rather than on two days.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver
@@ -37,6 +43,8 @@ BACKEND=${TIMELINE_BACKEND:-allocate}
 case $BACKEND in allocate|create) ;; *) echo "bench_timeline: TIMELINE_BACKEND=$BACKEND: allocate or create" >&2; exit 2 ;; esac
 NAME=timeline; [ "$HOSTS" -gt 1 ] && NAME=timeline-${HOSTS}hosts
 [ "$BACKEND" = allocate ] || NAME=$NAME-$BACKEND
+read -ra REVS <<<"${TIMELINE_REVS:-}"
+[ ${#REVS[@]} -gt 0 ] && NAME=$NAME-revs
 OUT=${TIMELINE_CSV:-$ROOT/results/bench/$NAME.csv}
 REPS=${TIMELINE_REPS:-5} RANKS=${TIMELINE_RANKS:-4} SECS=${TIMELINE_SECONDS:-4} KILL_AT=${TIMELINE_KILL_AT:-2}
 VARIANTS=(recreate-copy recreate-inplace recreate-free spare proposed online)
@@ -45,6 +53,8 @@ ROW=("$PY" "$ROOT/experiments/bench/timeline_row.py")
 CMD="TIMELINE_REPS=$REPS TIMELINE_RANKS=$RANKS TIMELINE_SECONDS=$SECS TIMELINE_KILL_AT=$KILL_AT"
 [ "$HOSTS" -gt 1 ] && CMD+=" TIMELINE_HOSTS=$HOSTS"
 [ "$BACKEND" = allocate ] || CMD+=" TIMELINE_BACKEND=$BACKEND"
+[ -n "${TIMELINE_VARIANTS:-}" ] && CMD+=" TIMELINE_VARIANTS='$TIMELINE_VARIANTS'"
+[ ${#REVS[@]} -gt 0 ] && CMD+=" TIMELINE_REVS='${REVS[*]}'"
 CMD+=" BENCH=timeline make bench"
 [ -x "$DRV" ] || { echo "bench_timeline: not built: $DRV (run make)" >&2; exit 1; }
 [ "$BACKEND" = create ] && VARIANTS=(proposed online)
@@ -61,6 +71,22 @@ if [ "$HOSTS" -gt 1 ]; then
   "$VC" up "$HOSTS" --no-slurm >"$KV_CLUSTER_DIR/up.log" 2>&1 || { cat "$KV_CLUSTER_DIR/up.log" >&2; exit 1; }
   WHERE=(--cluster)
 fi
+if [ -n "${TIMELINE_VARIANTS:-}" ]; then read -ra VARIANTS <<<"$TIMELINE_VARIANTS"; fi
+# UNITS: what takes turns, VARIANT or VARIANT@REV; DRIVER[unit]: its driver.
+declare -A DRIVER
+UNITS=()
+if [ ${#REVS[@]} -eq 0 ]; then
+  for v in "${VARIANTS[@]}"; do UNITS+=("$v"); DRIVER[$v]=$DRV; done
+else
+  source "$ROOT/experiments/bench/revtree.sh"
+  TREES=$(mktemp -d "$TMPD/timeline-revs.XXXXXX")
+  trap '"${VC:-true}" down >/dev/null 2>&1; rm -rf "${KV_CLUSTER_DIR:-}" "$TREES"' EXIT
+  for rev in "${REVS[@]}"; do
+    name=$(rev_name "$ROOT" "$rev") || exit 1
+    rev_tree "$ROOT" "$rev" "$TREES/$name" build/bin/kv_driver || exit 1
+    for v in "${VARIANTS[@]}"; do UNITS+=("$v@$name"); DRIVER[$v@$name]=$TREES/$name/build/bin/kv_driver; done
+  done
+fi
 mkdir -p "$(dirname "$OUT")"
 meta=${OUT%.csv}.meta BINS=${OUT%.csv}-bins.csv
 if [ "${TIMELINE_FRESH:-0}" = 1 ] || [ ! -s "$OUT" ] || [ ! -s "$BINS" ] ||
@@ -70,31 +96,31 @@ if [ "${TIMELINE_FRESH:-0}" = 1 ] || [ ! -s "$OUT" ] || [ ! -s "$BINS" ] ||
   "$ROOT/scripts/provenance" "$CMD" > "$meta"
 fi
 
-one() {  # VARIANT REP
-  local v=$1 rep=$2 sp=0 d load rc
-  grep -q "^$v,$rep," "$OUT" && return  # done before: resume
+one() {  # UNIT REP
+  local u=$1 rep=$2 v=${1%@*} sp=0 d load rc
+  grep -q "^$u,$rep," "$OUT" && return  # done before: resume
   [ "$v" = spare ] && sp=1
   d=$(mktemp -d "$TMPD/timeline.XXXXXX")
   load=$(cut -d' ' -f1 /proc/loadavg)
-  "$ROOT/scripts/kvrun" -n $((RANKS + sp)) "${WHERE[@]}" --timeout 120 -- "$DRV" workload.workload=a \
+  "$ROOT/scripts/kvrun" -n $((RANKS + sp)) "${WHERE[@]}" --timeout 120 -- "${DRIVER[$u]}" workload.workload=a \
     workload.records=20000 workload.operations=0 workload.duration_s="$SECS" workload.value_bytes=64 \
     store.max_value=64 store.slots_per_rank=32768 store.replicas=2 store.spares=$sp store.variant="$v" store.backend="$BACKEND" \
     driver.progress=0 driver.bin_s=0.01 driver.out="$d" \
     driver.failures="target=random:1; allow_rank0=0; when=time:$KILL_AT; seed=$rep" > "$d/kvrun.log" 2>&1
   rc=$?
-  "${ROW[@]}" --dir "$d" --variant "$v" --rep "$rep" --ranks "$RANKS" --load "$load" --rc "$rc" --bins "$BINS" | tee -a "$OUT"
+  "${ROW[@]}" --dir "$d" --variant "$u" --rep "$rep" --ranks "$RANKS" --load "$load" --rc "$rc" --bins "$BINS" | tee -a "$OUT"
   if [ "$rc" -ne 0 ]; then  # keep the evidence
     mkdir -p "$(dirname "$OUT")/$NAME-logs"
-    rm -rf "$(dirname "$OUT")/$NAME-logs/$v-rep$rep"
-    mv "$d" "$(dirname "$OUT")/$NAME-logs/$v-rep$rep"
+    rm -rf "$(dirname "$OUT")/$NAME-logs/$u-rep$rep"
+    mv "$d" "$(dirname "$OUT")/$NAME-logs/$u-rep$rep"
   else
     rm -rf "$d"
   fi
 }
 
-n=${#VARIANTS[@]}
+n=${#UNITS[@]}
 for rep in $(seq "$REPS"); do
-  for k in $(seq 0 $((n - 1))); do one "${VARIANTS[$(( (k + rep) % n ))]}" "$rep"; done
+  for k in $(seq 0 $((n - 1))); do one "${UNITS[$(( (k + rep) % n ))]}" "$rep"; done
 done
 "$PY" "$ROOT/analysis/fig_timeline_bench.py" "$(dirname "$OUT")" "$(dirname "$OUT")/figures" \
   --name "$(basename "$OUT" .csv)" ||

@@ -974,6 +974,7 @@ TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery
           "timeline": timeline, "timeline-3hosts": lambda: timeline("timeline-3hosts.csv"),
           "timeline-create": lambda: timeline("timeline-create.csv"),
           "timeline-3hosts-create": lambda: timeline("timeline-3hosts-create.csv"),
+          "timeline-revs": lambda: timeline("timeline-revs.csv"),
           "variants": variants, "faults": faults, "conformance": conformance, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc", "variants"}  # variants: its code columns
@@ -989,6 +990,7 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "silentnode": "silentnode.csv", "uct": "uct.csv", "progress": "progress.csv",
            "timeline": "timeline.csv", "timeline-3hosts": "timeline-3hosts.csv",
            "timeline-create": "timeline-create.csv", "timeline-3hosts-create": "timeline-3hosts-create.csv",
+           "timeline-revs": "timeline-revs.csv",
            "variants": "timeline.csv", "faults": "soak.csv", "conformance": "conformance.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 

@@ -45,6 +45,11 @@
 #              takes to declare the node lost (kvrun's settings: about 5 s):
 #              its ranks are failed, the others recover, and no write
 #              acknowledged on either side may be lost
+#   slow       a node's link slow and lossy (kv_inject signal=SLOW:
+#              10 mbit/s both ways, 10% of its packets dropped) for 500 to
+#              1500 ms, then back to normal: nothing fails, TCP
+#              retransmits, and the run must pass as one without failures,
+#              no recovery run (on the test cluster)
 #   vanish     a node gone silent: its daemon and ranks stopped and its
 #              link cut at one instant (kv_inject signal=VANISH; for=8),
 #              8 s later killed and the link put back; nothing closes a
@@ -67,7 +72,7 @@
 # process of a node killed whole is a victim, whatever ends it:
 # scripts/crash-lines),
 # hung, aborted (the launcher ended the job: a lost daemon); orphans=N counts processes of the run left after it (must be 0).
-# In scenarios stop, node-stop and partition gap_ms is the fault's length.
+# In scenarios stop, node-stop, partition and slow gap_ms is the fault's length.
 # detect_ms is the time from the first fault to the moment the last
 # survivor noticed it (NA when nobody did).
 # Exit 0 for pass, 1 otherwise.
@@ -89,11 +94,11 @@ done
 [ -n "$OUT" ] || die "--out DIR is required"
 [ -x "$B/tests/history/client" ] || die "no $B/tests/history/client: run make first"
 kill -l "$SIG" > /dev/null 2>&1 || die "unknown signal '$SIG'"
-case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node|stop|node-stop|partition|cut|vanish|daemon) ;;
+case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node|stop|node-stop|partition|cut|vanish|daemon|slow) ;;
   *) die "unknown scenario '$SCENARIO'" ;; esac
 INJ=$B/bin/kv_inject
-BY_INJ=; case $SCENARIO in node|stop|node-stop|partition|cut|vanish|daemon) BY_INJ=1 ;; esac  # kv_inject, from the pid table
-CUTS=; case $SCENARIO in partition|cut|vanish) CUTS=1 ;; esac  # a host's link cut
+BY_INJ=; case $SCENARIO in node|stop|node-stop|partition|cut|vanish|daemon|slow) BY_INJ=1 ;; esac  # kv_inject, from the pid table
+CUTS=; case $SCENARIO in partition|cut|vanish|slow) CUTS=1 ;; esac  # a host's link cut or slowed
 [ -z "$BY_INJ" ] || [ -x "$INJ" ] || die "no $INJ: run make first"
 NP=${NP:-$((R + 2 + SPARES))}
 rm -rf "$OUT" && mkdir -p "$OUT" || die "cannot make $OUT"
@@ -122,11 +127,12 @@ case $SCENARIO in
          POINT=${POINTS[$((RANDOM % ${#POINTS[@]}))]} ;;
   node) VICTIMS= ;;  # kv_inject draws the node; kills.csv says whom it killed
   stop) pick 1; STOPPED=${PICKED[0]} VICTIMS= ;;
-  node-stop|partition|cut|vanish|daemon) VICTIMS= ;;
+  node-stop|partition|cut|vanish|daemon|slow) VICTIMS= ;;
 esac
 # Kill at a uniform instant over the middle of the run (milliseconds).
 GAP=0; [ "$SCENARIO" = staggered ] && GAP=$((RANDOM % 401))
-case $SCENARIO in stop|node-stop|partition) GAP=$((200 + RANDOM % 601)) ;; cut|vanish) GAP=8000 ;; esac
+case $SCENARIO in stop|node-stop|partition) GAP=$((200 + RANDOM % 601)) ;; cut|vanish) GAP=8000 ;;
+  slow) GAP=$((500 + RANDOM % 1001)) ;; esac
 span=$(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.55}')
 AT=$(( $(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.15}') + (RANDOM * 32768 + RANDOM) % (span + 1) ))
 
@@ -180,6 +186,7 @@ inj_killer() {
     node-stop) what="signal=STOP; for=$for_s; target=node:random" ;;
     partition|cut) what="signal=LINK; for=$for_s; target=node:random" ;;
     vanish) what="signal=VANISH; for=$for_s; target=node:random" ;;
+    slow) what="signal=SLOW; rate=10mbit; loss=10; for=$for_s; target=node:random" ;;
     daemon) what="target=daemon:random" ;;
   esac
   KV_INJECT_LINK=${KV_INJECT_LINK:-"$ROOT/scripts/vcluster link {host} {state}"} \
@@ -220,8 +227,9 @@ if [ "$SCENARIO" = vanish ] && ! grep -q ',KILL,' "$OUT/kills.csv" 2>/dev/null; 
   stopped=$(awk -F, 'NR > 1 && $5 == "STOP" { print $3 }' "$OUT/kills.csv" 2>/dev/null)
   [ -z "$stopped" ] || kill -KILL $stopped 2>/dev/null
 fi
-if grep -q ',LINKDOWN,' "$OUT/kills.csv" 2>/dev/null && ! grep -q ',LINKUP,' "$OUT/kills.csv"; then
-  host=$(logged_host 5 LINKDOWN)
+LINKFAULT=LINKDOWN; [ "$SCENARIO" = slow ] && LINKFAULT=SLOW
+if grep -q ",$LINKFAULT," "$OUT/kills.csv" 2>/dev/null && ! grep -q ',LINKUP,' "$OUT/kills.csv"; then
+  host=$(logged_host 5 $LINKFAULT)
   link=${KV_INJECT_LINK:-"$ROOT/scripts/vcluster link {host} {state}"}
   link=${link//\{host\}/$host}
   sh -c "${link//\{state\}/up}" >> "$OUT/inject.log" 2>&1
@@ -243,10 +251,10 @@ case $SCENARIO in stop|node-stop)
   STOPPED=$(awk -F, 'NR > 1 && $5 == "STOP" && $6 == "rank" { printf "%s%s", s, $2; s = ";" }' "$OUT/kills.csv" 2>/dev/null)
   grep -q ',CONT,' "$OUT/kills.csv" 2>/dev/null || NOKILL=1 ;;
 esac
-case $SCENARIO in partition|cut|vanish)  # the ranks of the host cut off (the pid table's)
-  cut_ranks=$(ranks_on "$(logged_host 5 LINKDOWN)" ";")
+case $SCENARIO in partition|cut|vanish|slow)  # the ranks of the host cut off or slowed (the pid table's)
+  cut_ranks=$(ranks_on "$(logged_host 5 $LINKFAULT)" ";")
   grep -q ',LINKUP,' "$OUT/kills.csv" 2>/dev/null && [ -n "$cut_ranks" ] || NOKILL=1
-  if [ "$SCENARIO" = partition ]; then STOPPED=$cut_ranks; else VICTIMS=${cut_ranks//;/ }; fi ;;
+  case $SCENARIO in partition|slow) STOPPED=$cut_ranks ;; *) VICTIMS=${cut_ranks//;/ } ;; esac ;;
 esac
 orphans=$(env -u KVRUN_TAG grep -lzxF "KVRUN_TAG=$KVRUN_TAG" /proc/[0-9]*/environ 2>/dev/null)
 for p in $orphans; do p=${p#/proc/}; p=${p%/environ}; echo "orphan: $(ps -o pid=,stat=,args= -p "$p")" >> "$OUT/orphans"; done

@@ -17,7 +17,8 @@
 # that order in the kill log with their roles, each by SIGKILL, and spares
 # rank 0; a partition (signal=LINK; for=0.4) runs KV_INJECT_LINK with the
 # host and "down" at its moment, "up" 0.4 s later, logs both, touches no
-# process, and is refused without KV_INJECT_LINK; a vanish (signal=VANISH;
+# process, and is refused without KV_INJECT_LINK, as a slow link
+# (signal=SLOW) is, whose command gets its settings; a vanish (signal=VANISH;
 # for=0.4) stops a node's processes and cuts its link, then kills them
 # and puts the link back; --help works.
 # Every process started here is killed on exit (trap).  Exit 0 = pass.
@@ -228,6 +229,29 @@ OUT=$(env -u KV_INJECT_LINK timeout 30 "$BIN" --pids "$dir" --nranks 4 --max-sim
 RC=$?
 if [ "$RC" -eq 2 ] && grep -q KV_INJECT_LINK <<<"$OUT"; then ok "link: refused without KV_INJECT_LINK"
 else fail "link: without KV_INJECT_LINK: exit $RC: $OUT"; fi
+
+# 7b. A slow link: the same host's link made slow and lossy at +0.2 s and
+# put back at +0.6 s, the template given the settings; refused without
+# KV_INJECT_LINK.
+rm -f "$T/link/links"
+START=$(date +%s.%N)
+OUT=$(KV_INJECT_LINK="echo {host} {state} >> $T/link/links" timeout 30 "$BIN" --pids "$dir" --nranks 4 \
+  --schedule 'signal=SLOW; rate=10mbit; loss=5; for=0.4; target=node:random; when=time:0.2' \
+  --max-simultaneous 1 --log "$T/link/slow.log" --start-time "$START" --timeout 5 2>&1 >/dev/null)
+RC=$?
+if [ "$RC" -ne 0 ]; then fail "slow: kv_inject exit $RC: $OUT"
+else
+  check "slow: cut-host's link slowed, then put back" "slow: commands run: $(cat "$T/link/links" 2>/dev/null)" \
+    [ "$(tr '\n' ' ' < "$T/link/links" 2>/dev/null)" = "cut-host slow 10000kbit 5% cut-host up " ]
+  got=$(awk -F, 'NR > 1 {printf "%s:%s:%s ", $4, $5, $6}' "$T/link/slow.log")
+  check "slow: log $got" "slow: log '$got'" [ "$got" = "cut-host:SLOW:host cut-host:LINKUP:host " ]
+  check "slow: no process touched" "slow: a rank was hit" [ "$(for r in 0 1 2 3; do state "${R[r]}"; done | tr -d '\n')" = SSSS ]
+fi
+OUT=$(env -u KV_INJECT_LINK timeout 30 "$BIN" --pids "$dir" --nranks 4 --max-simultaneous 1 --timeout 5 \
+  --schedule 'signal=SLOW; loss=5; target=node:random; when=time:0.2' --log "$T/link/slow2.log" 2>&1 >/dev/null)
+RC=$?
+if [ "$RC" -eq 2 ] && grep -q KV_INJECT_LINK <<<"$OUT"; then ok "slow: refused without KV_INJECT_LINK"
+else fail "slow: without KV_INJECT_LINK: exit $RC: $OUT"; fi
 
 # 8. A vanish: at +0.2 s the node's processes stopped and its link cut (in
 # that order: STOP lines, then LINKDOWN); at +0.6 s the processes killed

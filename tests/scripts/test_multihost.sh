@@ -146,6 +146,8 @@ history history-online-node-stop --variant online --backend create --scenario no
 # acknowledged may be)
 history history-online-partition --variant online --backend create --scenario partition --np 6 --r 2 --seconds 1.5 --seed 3
 history history-online-cut --variant online --backend create --scenario cut --np 6 --r 2 --seconds 1.5 --seed 3
+# a slow, lossy link (10 mbit/s, 10% loss, for 0.5-1.5 s): no recovery may run
+history history-online-slow --variant online --backend create --scenario slow --np 6 --r 2 --seconds 1.5 --seed 3
 # a node gone silent (stopped and cut off at once, killed 8 s later): lost
 # through the runtime's keepalive, nothing acknowledged may be lost
 history history-online-vanish --variant online --backend create --scenario vanish --np 6 --r 2 --seconds 1.5 --seed 3

@@ -120,6 +120,36 @@ for ppn in 1 2; do
 done
 say "mpi_hosts across 3 hosts, 1 and 2 ranks per host: $(tail -1 "$WORK/hosts2.log")"
 
+# ---------------------------------------------------------------- a slow, lossy link
+# kvnode3's link at 10 mbit/s carries 2 MB at less than 20 Mbit/s (more
+# than 100 before and after), and with 20% loss drops 10-30% of 2000
+# datagrams sent to it (none before)
+NP=$ROOT/tests/scripts/netprobe.py
+tcp_rate() {  # Mbit/s from kvnode1 to kvnode3
+  "$VC" exec kvnode3 python3 "$NP" tcp-serve 198.18.0.3 5101 & local srv=$!
+  sleep 0.5
+  "$VC" exec kvnode1 python3 "$NP" tcp-send 198.18.0.3 5101 2000000
+  wait "$srv"
+}
+udp_got() {  # datagrams of 2000 from kvnode1 that kvnode3 received
+  "$VC" exec kvnode3 python3 "$NP" udp-serve 198.18.0.3 5102 > "$WORK/udp.out" & local srv=$!
+  sleep 0.5
+  "$VC" exec kvnode1 python3 "$NP" udp-send 198.18.0.3 5102 2000
+  wait "$srv"
+  cat "$WORK/udp.out"
+}
+within() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x != "" && x >= lo && x <= hi) }'; }
+fast=$(tcp_rate); within "$fast" 100 1e9 || fail "kvnode3's link carries ${fast:-nothing} Mbit/s before any limit"
+"$VC" link kvnode3 slow 10mbit 0 || fail "vcluster link kvnode3 slow 10mbit 0 failed"
+slow=$(tcp_rate); within "$slow" 1 20 || fail "kvnode3's link at 10mbit carries ${slow:-nothing} Mbit/s"
+"$VC" link kvnode3 slow 0 20 || fail "vcluster link kvnode3 slow 0 20 failed"
+lossy=$(udp_got); within "$lossy" 1400 1800 || fail "with 20% loss kvnode3 received ${lossy:-no} datagrams of 2000"
+"$VC" link kvnode3 up || fail "vcluster link kvnode3 up failed"
+whole=$(udp_got); [ "$whole" = 2000 ] || fail "after up kvnode3 received ${whole:-no} datagrams of 2000"
+back=$(tcp_rate); within "$back" 100 1e9 || fail "after up kvnode3's link carries ${back:-nothing} Mbit/s"
+"$VC" link kvnode3 slow 10 5 2>/dev/null && fail "vcluster link accepted the rate '10' (no unit)"
+say "a slow link: ${fast} Mbit/s, at 10mbit ${slow}, with 20% loss ${lossy} of 2000 datagrams, after up ${whole} and ${back} Mbit/s"
+
 # ---------------------------------------------------------------- a hung run through the agent
 TAG=vcluster-test-hang-$$
 KVRUN_TAG=$TAG timeout 60 "$KVRUN" --cluster --ppn 1 --timeout 5 -- sleep 600 >"$WORK/hang.log" 2>&1; rc=$?

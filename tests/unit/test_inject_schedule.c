@@ -308,6 +308,8 @@ static void test_bad_items(void **st) {
         {"signal=STOP; for=90000", "for"}, {"signal=KILL; for=1", "for"},
         {"signal=LINK", "signal"},      /* a link is a host's: node targets only */
         {"signal=VANISH; for=5", "signal"},  /* so is a vanish */
+        {"signal=SLOW; rate=1mbit", "signal"},  /* and a slow link */
+        {"rate=1mbit", "rate"},         {"loss=1", "loss"},   /* a slow link's settings only */
     };
     char text[256];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -419,6 +421,47 @@ static void test_vanish(void **st) {
     kvi_schedule_free(&sc);
 }
 
+/* A slow link (signal=SLOW): one event per node, its host's link, with
+ * the spec's rate and loss; ended by LINKUP after for=; the node limits
+ * hold (heavy loss can make the runtime give the node up). */
+static void test_slow(void **st) {
+    (void)st;
+    kvi_spec s;
+    kvi_schedule sc;
+    parse_ok("target=node:random; when=time:1; signal=SLOW; rate=10mbit; loss=2.5%; for=3", &s);
+    assert_int_equal(s.signal, KVI_LINK_SLOW);
+    assert_true(s.rate_kbit == 10000 && s.loss_pct == 2.5);
+    build_ok(&s, 12, 1, &sc);
+    assert_int_equal(sc.nevents, 1);
+    assert_int_equal(sc.events[0].role, KVI_ROLE_HOST);
+    assert_int_equal(sc.events[0].pid, 0);
+    assert_true(sc.events[0].rate_kbit == 10000 && sc.events[0].loss_pct == 2.5);
+    assert_int_equal(sc.events[0].end_signal, KVI_LINK_UP);
+    assert_true(sc.events[0].resume_s == 3);
+    kvi_schedule_free(&sc);
+    parse_ok("target=node:random; when=time:1; signal=SLOW; loss=1", &s);   /* for good */
+    assert_true(s.rate_kbit == 0 && s.for_s == 0);
+    parse_ok("target=node:random; when=time:1; signal=SLOW; rate=500kbit", &s);
+    assert_true(s.rate_kbit == 500 && s.loss_pct == 0);
+    refused("target=node:random; when=time:1; signal=SLOW; rate=1gbit", 12, 0, "force=1");
+    assert_string_equal(kvi_signal_name(KVI_LINK_SLOW), "SLOW");
+    static const char *bad[][2] = {
+        {"signal=SLOW", "signal"},          /* neither rate nor loss */
+        {"signal=SLOW; rate=10", "rate"},   {"signal=SLOW; rate=10mb", "rate"},
+        {"signal=SLOW; rate=0mbit", "rate"}, {"signal=SLOW; rate=-1kbit", "rate"},
+        {"signal=SLOW; rate=200gbit", "rate"},
+        {"signal=SLOW; loss=100", "loss"},  {"signal=SLOW; loss=-1", "loss"},
+        {"signal=SLOW; loss=1%%", "loss"},  {"signal=SLOW; loss=x", "loss"},
+        {"signal=KILL; rate=1mbit", "rate"},
+    };
+    char text[256];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "target=node:random; when=time:1; %s", bad[i][0]);
+        bad_spec(text, bad[i][1]);
+    }
+    bad_spec("target=daemon:random; when=time:1; signal=SLOW; loss=1", "signal");
+}
+
 /* A straggler (for=): every victim carries its stop's length, no
  * survivability limit applies (nothing is lost), and the CSV says it. */
 static void test_straggler(void **st) {
@@ -450,7 +493,7 @@ int main(void) {
         cmocka_unit_test(test_limits),         cmocka_unit_test(test_spread_and_ops),
         cmocka_unit_test(test_bad_items),      cmocka_unit_test(test_csv),
         cmocka_unit_test(test_straggler),      cmocka_unit_test(test_partition),
-        cmocka_unit_test(test_vanish),
+        cmocka_unit_test(test_vanish),         cmocka_unit_test(test_slow),
     };
     return cmocka_run_group_tests_name("inject_schedule", tests, NULL, NULL);
 }
