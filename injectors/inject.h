@@ -76,7 +76,8 @@ typedef enum kvi_when_kind {
     KVI_WHEN_OPS = 0,      /* (e+1)*ops operations of the victim rank */
     KVI_WHEN_TIME = 1,     /* (e+1)*time_s seconds after the run's start */
     KVI_WHEN_EXP = 2,      /* sum of e+1 exponential draws, mean mtbf_s */
-    KVI_WHEN_WEIBULL = 3   /* sum of e+1 Weibull draws, mean mtbf_s, given shape */
+    KVI_WHEN_WEIBULL = 3,  /* sum of e+1 Weibull draws, mean mtbf_s, given shape */
+    KVI_WHEN_TRACE = 4     /* a failure log's times (times scale) and nodes, replayed */
 } kvi_when_kind;
 
 /* A parsed spec.  Plain data (no pointers): copy it freely, nothing to free. */
@@ -103,7 +104,10 @@ typedef struct kvi_spec {
     double time_s;                 /* KVI_WHEN_TIME */
     double mtbf_s;                 /* KVI_WHEN_EXP and KVI_WHEN_WEIBULL */
     double shape;                  /* KVI_WHEN_WEIBULL */
-    int count;                     /* failure events, >= 1 */
+    char trace[256];               /* KVI_WHEN_TRACE: the failure log's path (node targets) */
+    double scale;                  /* KVI_WHEN_TRACE: its times are multiplied by this (> 0) */
+    int count;                     /* failure events, >= 1; with KVI_WHEN_TRACE at most
+                                      this many (0: every one the log has) */
     int spread;                    /* 0: victims of an event die together; 1: one by one */
     unsigned long long seed;
     int force;                     /* 1: skip the survivability limits */
@@ -240,6 +244,15 @@ int kvi_schedule_write_csv(const kvi_schedule *s, FILE *f);
 
 /* kvi_schedule_free: release the events; s is left empty.  NULL is fine. */
 void kvi_schedule_free(kvi_schedule *s);
+
+/* kvi_trace_write_weibull: write a failure log for when=trace:FILE to f:
+ * count failures whose gaps are drawn from a Weibull law of mean mtbf_s
+ * seconds and the given shape (in [0.1, 100]), each on a node drawn
+ * uniformly among `nodes` (named node0..), from the schedule's generator
+ * seeded with seed; a comment line says how it was made.  Returns 0, or
+ * -1 (errno: EINVAL for a bad argument, or the write's). */
+int kvi_trace_write_weibull(FILE *f, double mtbf_s, double shape, int nodes, int count,
+                            unsigned long long seed);
 
 /* ---- kill log and kill --------------------------------------------------- */
 

@@ -39,6 +39,21 @@ static inline int kvi__end_signal(int sig, int role) {
     return sig == SIGSTOP ? SIGCONT : sig == KVI_LINK_DOWN || sig == KVI_LINK_SLOW ? KVI_LINK_UP : 0;
 }
 
+/* A gap between two failures drawn from s's law (KVI_WHEN_EXP or
+ * KVI_WHEN_WEIBULL), schedule.c. */
+double kvi__draw_gap(const kvi_spec *s, kvi_rng *rng);
+
+/* A failure log read for replay (trace.c): n failures, t[i] seconds from
+ * its start, node[i] the index of its node's name among the log's
+ * distinct names (numbered in the order of their first failure). */
+typedef struct kvi__trace {
+    int n, nnames;
+    double *t;
+    int *node;
+} kvi__trace;
+int kvi__trace_read(const char *path, kvi__trace *tr, char *err, size_t len);
+void kvi__trace_free(kvi__trace *tr);
+
 /* A straggler: stopped, then continued; it loses nothing, so no
  * survivability limit applies (a cut link has them: a long cut is a
  * node loss). */

@@ -19,6 +19,8 @@
  * in-process form.  `kv_inject --publish DIR -- PROGRAM` is the other end:
  * it writes the calling process's pid table entry and execs PROGRAM in its
  * place (same pid), so any program an MPI launcher starts can be a victim.
+ * `kv_inject --make-trace MTBF,SHAPE --nodes N --count K` prints a failure
+ * log for when=trace:FILE, its gaps drawn from a Weibull law.
  * Exit status: 0 every kill sent; 1 the pid table was incomplete or a kill
  * failed; 2 bad arguments or a refused schedule.
  */
@@ -47,6 +49,7 @@ static void usage(FILE *f) {
         "usage: kv_inject --pids DIR --nranks N --schedule SPEC --max-simultaneous M\n"
         "                 --log FILE [--schedule-out FILE] [--timeout S] [--start-time T]\n"
         "       kv_inject --publish DIR [--rank N] -- PROGRAM [ARGS]\n"
+        "       kv_inject --make-trace MTBF,SHAPE --nodes N --count K [--seed S]\n"
         "Kill MPI ranks (and for a node loss their node's daemon) by pid at the times\n"
         "SPEC gives (see injectors/README.md).\n"
         "  --pids DIR            pid table: DIR/rank.N holds \"N PID HOST DAEMON DAEMON_PARENT\"\n"
@@ -67,6 +70,8 @@ static void usage(FILE *f) {
         "  KV_INJECT_LINK='scripts/vcluster link {host} {state}'  ({state}: down, up);\n"
         "a vanish (signal=VANISH; for=S) stops a node's processes and cuts its link,\n"
         "then kills them and puts it back S seconds later.\n"
+        "--make-trace prints a failure log for when=trace:FILE: K failures whose gaps\n"
+        "are drawn from a Weibull law (mean MTBF s, the shape), on nodes node0..N-1.\n"
         "--publish writes this process's entry (rank N, default $OMPI_COMM_WORLD_RANK,\n"
         "its daemon from /proc) to DIR/rank.N and execs PROGRAM with the same pid.\n"
         "Exit status: 0 all kills sent, 1 pid table incomplete or a kill failed,\n"
@@ -336,8 +341,38 @@ static int publish_and_exec(int argc, char **argv) {
     return 127;
 }
 
+/* --make-trace MTBF,SHAPE --nodes N --count K [--seed S]: a Weibull
+ * failure log on stdout. */
+static int make_trace(int argc, char **argv) {
+    kvi_spec w;
+    char err[256], text[128];
+    int nodes = 0, count = 0;
+    double seed = 1;
+    for (int i = 3; i < argc; i += 2) {
+        const char *v = i + 1 < argc ? argv[i + 1] : "";
+        int rc = strcmp(argv[i], "--nodes") == 0   ? int_arg("--nodes", v, 1, &nodes)
+                 : strcmp(argv[i], "--count") == 0 ? int_arg("--count", v, 1, &count)
+                 : strcmp(argv[i], "--seed") == 0  ? num_arg("--seed", v, 0, &seed)
+                 : (fprintf(stderr, "kv_inject: --make-trace: unknown argument '%s'\n", argv[i]), -1);
+        if (rc) return 2;
+    }
+    snprintf(text, sizeof text, "target=random:1; when=weibull:%s", argv[2]);
+    if (kvi_spec_parse(text, &w, err, sizeof err)) {
+        fprintf(stderr, "kv_inject: --make-trace '%s': %s\n", argv[2], err);
+        return 2;
+    }
+    if (nodes < 1 || count < 1 || seed != floor(seed)) {
+        fprintf(stderr, "kv_inject: --make-trace needs --nodes N and --count K (whole numbers "
+                ">= 1) and a whole --seed\n");
+        return 2;
+    }
+    return kvi_trace_write_weibull(stdout, w.mtbf_s, w.shape, nodes, count,
+                                   (unsigned long long)seed) ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "--publish") == 0) return publish_and_exec(argc, argv);
+    if (argc >= 3 && strcmp(argv[1], "--make-trace") == 0) return make_trace(argc, argv);
     opts o;
     kvi_spec spec;
     char err[512];

@@ -27,6 +27,11 @@
  * is the loss of that node.  A lost daemon (daemon:random, daemon:NAME)
  * is the node's daemon processes alone, its ranks spared; its limits are a
  * node loss's, since the runtime may take the ranks for lost with it.
+ * A replayed failure log (when=trace:FILE) takes its nodes and moments
+ * from the log instead (replay): its distinct names in the order of their
+ * first failure get the eligible nodes in a drawn order (the shuffle of
+ * node:random), each name's first failure only, the limits as for
+ * node:random.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -183,9 +188,11 @@ static void node_events(const kvi_spec *s, const kvi_rank_info *ranks, int nrank
     }
 }
 
+/* The events of the chosen nodes; times: a trace's moments (scaled), or
+ * NULL to draw them. */
 static int fill_node_events(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ranks,
                             int nranks, const int *idx, const nodes *nd, const int *chosen,
-                            kvi_schedule *out, char *err, size_t len) {
+                            const double *times, kvi_schedule *out, char *err, size_t len) {
     int cap = 0;
     for (int e = 0; e < s->count; e++) cap += 3 * nd->size[chosen[e]] + 1;   /* rank + 2 daemons; a link */
     int *seen = malloc((size_t)cap * sizeof *seen);
@@ -198,6 +205,7 @@ static int fill_node_events(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info
     int n = 0;
     for (int e = 0; e < s->count; e++) {
         kvi_event moment;
+        if (times) t = times[e];
         kvi__set_moment(s, rng, e, &t, &moment);
         node_events(s, ranks, nranks, idx, nd, chosen[e], e, &moment, seen, out->events, &n);
     }
@@ -206,17 +214,60 @@ static int fill_node_events(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info
     return 0;
 }
 
+/* A trace's replay: its failures in order, each name's first only, at
+ * most s->count (0: all), into times[] (scaled) and the count *k; the
+ * distinct names then get the eligible nodes in a drawn order (ts: s with
+ * count = *k and node:random, for pick_nodes), into chosen[]. */
+static int replay(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ranks, int nranks,
+                  const int *idx, const nodes *nd, int *chosen, double *times, int *k,
+                  char *err, size_t len) {
+    kvi__trace tr;
+    if (kvi__trace_read(s->trace, &tr, err, len)) return -1;
+    char *done = calloc((size_t)tr.nnames, 1);
+    int rc = done ? 0 : kvu_fail(err, len, "schedule: out of memory");
+    *k = 0;
+    for (int i = 0; !rc && i < tr.n && (s->count == 0 || *k < s->count); i++) {
+        if (*k == nranks) {   /* more than the run could ever lose */
+            rc = kvu_fail(err, len, "when: trace %s fails more than the run's %d ranks' nodes; "
+                          "count=K replays its first K", s->trace, nranks);
+            break;
+        }
+        if (done[tr.node[i]]) continue;   /* a node fails once in a run */
+        done[tr.node[i]] = 1;
+        times[*k] = tr.t[i] * s->scale;
+        chosen[(*k)++] = tr.node[i];      /* names are numbered by first failure */
+    }
+    kvi_spec ts = *s;
+    ts.count = *k;
+    int *order = malloc((size_t)(*k > 0 ? *k : 1) * sizeof *order);
+    if (!rc && !order) rc = kvu_fail(err, len, "schedule: out of memory");
+    char why[256] = "";
+    if (!rc && pick_nodes(&ts, rng, ranks, nranks, idx, nd, order, why, sizeof why))
+        rc = kvu_fail(err, len, "when: trace %s: %d failed nodes to replay (%s); count=K replays "
+                       "the first K", s->trace, *k, why);
+    for (int e = 0; !rc && e < *k; e++) chosen[e] = order[chosen[e]];
+    free(order);
+    free(done);
+    kvi__trace_free(&tr);
+    return rc;
+}
+
 int kvi__build_node_loss(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ranks,
                          int nranks, const int *idx, int max_sim, kvi_schedule *out,
                          char *err, size_t len) {
     nodes nd = {0};
-    int *chosen = malloc((size_t)s->count * sizeof *chosen);
-    int rc = chosen && nodes_make(ranks, nranks, idx, &nd) == 0
+    kvi_spec ts = *s;   /* a trace's: count = the failures taken from it */
+    int trace = s->when == KVI_WHEN_TRACE, cap = trace ? nranks : s->count;
+    int *chosen = malloc((size_t)cap * sizeof *chosen);
+    double *times = trace ? malloc((size_t)cap * sizeof *times) : NULL;
+    int rc = chosen && (times || !trace) && nodes_make(ranks, nranks, idx, &nd) == 0
                  ? 0 : kvu_fail(err, len, "schedule: out of memory");
-    if (!rc) rc = pick_nodes(s, rng, ranks, nranks, idx, &nd, chosen, err, len);
-    if (!rc) rc = check_node_limits(s, &nd, chosen, nranks, max_sim, err, len);
-    if (!rc) rc = fill_node_events(s, rng, ranks, nranks, idx, &nd, chosen, out, err, len);
+    if (!rc && trace) rc = replay(s, rng, ranks, nranks, idx, &nd, chosen, times, &ts.count, err, len);
+    else if (!rc) rc = pick_nodes(s, rng, ranks, nranks, idx, &nd, chosen, err, len);
+    if (!rc) rc = check_node_limits(&ts, &nd, chosen, nranks, max_sim, err, len);
+    if (!rc) rc = fill_node_events(&ts, rng, ranks, nranks, idx, &nd, chosen, times, out, err, len);
     free(chosen);
+    free(times);
     nodes_free(&nd);
     return rc;
 }

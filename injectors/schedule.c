@@ -122,14 +122,15 @@ static int check_limits(const kvi_spec *s, int at_once, int total, int nranks, i
 
 /* ---- moments -------------------------------------------------------------- */
 
-static double draw_gap(const kvi_spec *s, kvi_rng *rng) {
+double kvi__draw_gap(const kvi_spec *s, kvi_rng *rng) {
     double u = kvi__rng_open01(rng);
     if (s->when == KVI_WHEN_EXP) return -s->mtbf_s * log(u);
     double scale = s->mtbf_s / tgamma(1.0 + 1.0 / s->shape);
     return scale * pow(-log(u), 1.0 / s->shape);
 }
 
-/* Moment of failure event e (0-based); *t accumulates the drawn times. */
+/* Moment of failure event e (0-based); *t accumulates the drawn times
+ * (for a trace the caller sets it to the event's time). */
 void kvi__set_moment(const kvi_spec *s, kvi_rng *rng, int e, double *t, kvi_event *ev) {
     memset(ev, 0, sizeof *ev);   /* whole, padding too: equal schedules compare equal */
     ev->at_ops = -1;
@@ -142,7 +143,8 @@ void kvi__set_moment(const kvi_spec *s, kvi_rng *rng, int e, double *t, kvi_even
         return;
     }
     ev->kind = KVI_AT_TIME;
-    *t = s->when == KVI_WHEN_TIME ? (e + 1) * s->time_s : *t + draw_gap(s, rng);
+    if (s->when == KVI_WHEN_TIME) *t = (e + 1) * s->time_s;
+    else if (s->when != KVI_WHEN_TRACE) *t += kvi__draw_gap(s, rng);
     ev->at_time_s = *t;
 }
 
@@ -204,12 +206,14 @@ static int check_spec(const kvi_spec *s, char *err, size_t len) {
         return kvu_fail(err, len, "target: invalid in the spec structure");
     if ((s->when == KVI_WHEN_OPS && s->ops < 0) ||
         (s->when == KVI_WHEN_TIME && !(s->time_s >= 0)) ||
-        (s->when >= KVI_WHEN_EXP && !(s->mtbf_s > 0)) ||
+        ((s->when == KVI_WHEN_EXP || s->when == KVI_WHEN_WEIBULL) && !(s->mtbf_s > 0)) ||
         (s->when == KVI_WHEN_WEIBULL && !(s->shape >= 0.1 && s->shape <= 100)) ||
-        (unsigned)s->when > KVI_WHEN_WEIBULL)
+        (s->when == KVI_WHEN_TRACE && (!s->trace[0] || !(s->scale > 0) || s->target != KVI_TARGET_NODE ||
+                                       !s->node_random)) ||
+        (unsigned)s->when > KVI_WHEN_TRACE)
         return kvu_fail(err, len, "when: invalid in the spec structure");
     int drawn = s->target == KVI_TARGET_RANDOM || (s->target == KVI_TARGET_NODE && s->node_random);
-    if (s->count < 1 || (s->count > 1 && !drawn))
+    if (s->count < (s->when == KVI_WHEN_TRACE ? 0 : 1) || (s->count > 1 && !drawn))
         return kvu_fail(err, len, "count: %d is invalid for this target", s->count);
     return 0;
 }

@@ -9,7 +9,9 @@
  * targets (a rank dies only once), and rank 0's node spared by a node
  * target unless allow_rank0=1 was given (rank 0 runs on the launch node,
  * whose loss ends an Open MPI job).  The spec only describes the schedule;
- * checks against the actual ranks happen in kvi_schedule_build.
+ * checks against the actual ranks happen in kvi_schedule_build.  A failure
+ * log (when=trace:FILE) is read here too, only to refuse a malformed one
+ * with the spec; the schedule reads it again.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -127,6 +129,20 @@ static int parse_weibull(const char *v, kvi_spec *s, char *err, size_t len) {
     return 0;
 }
 
+/* trace:FILE: a failure log, read now so that a bad one is refused with
+ * the spec (and again when the schedule is built). */
+static int parse_trace(const char *v, kvi_spec *s, char *err, size_t len) {
+    if (!*v || strlen(v) >= sizeof s->trace)
+        return kvu_fail(err, len, "when: 'trace:%s' needs a file name of 1-%zu characters", v,
+                         sizeof s->trace - 1);
+    kvi__trace tr;
+    if (kvi__trace_read(v, &tr, err, len)) return -1;
+    kvi__trace_free(&tr);
+    snprintf(s->trace, sizeof s->trace, "%s", v);
+    s->when = KVI_WHEN_TRACE;
+    return 0;
+}
+
 static int parse_when(const char *v, kvi_spec *s, char *err, size_t len) {
     if (strncmp(v, "ops:", 4) == 0) {
         if (kvu_parse_ll(v + 4, 0, LLONG_MAX / MAX_COUNT, false, &s->ops))
@@ -147,8 +163,9 @@ static int parse_when(const char *v, kvi_spec *s, char *err, size_t len) {
         return 0;
     }
     if (strncmp(v, "weibull:", 8) == 0) return parse_weibull(v + 8, s, err, len);
-    return kvu_fail(err, len, "when: '%s' is not ops:N, time:S, exp:MTBF or "
-                     "weibull:MTBF,SHAPE", v);
+    if (strncmp(v, "trace:", 6) == 0) return parse_trace(v + 6, s, err, len);
+    return kvu_fail(err, len, "when: '%s' is not ops:N, time:S, exp:MTBF, "
+                     "weibull:MTBF,SHAPE or trace:FILE", v);
 }
 
 static int parse_count(const char *v, kvi_spec *s, char *err, size_t len) {
@@ -207,6 +224,17 @@ static int parse_rate(const char *v, kvi_spec *s, char *err, size_t len) {
                      "(at most 100gbit)", v);
 }
 
+/* scale=: a trace's times are multiplied by it (> 0). */
+static int parse_scale(const char *v, kvi_spec *s, char *err, size_t len) {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || !(x > 0) || !isfinite(x))
+        return kvu_fail(err, len, "scale: '%s' is not a number > 0", v);
+    s->scale = x;
+    return 0;
+}
+
 /* loss=: the share of packets dropped, in percent, [0, 100). */
 static int parse_loss(const char *v, kvi_spec *s, char *err, size_t len) {
     char *end;
@@ -242,10 +270,16 @@ static const struct {
     {"signal", parse_signal}, {"target", parse_target}, {"when", parse_when},
     {"count", parse_count},   {"spread", parse_spread}, {"seed", parse_seed},
     {"force", parse_force},   {"allow_rank0", parse_rank0}, {"for", parse_for},
-    {"rate", parse_rate},     {"loss", parse_loss},
+    {"rate", parse_rate},     {"loss", parse_loss},   {"scale", parse_scale},
 };
 enum { NITEMS = sizeof items / sizeof items[0] };
-enum { ITEM_TARGET = 1, ITEM_WHEN = 2, ITEM_RANK0 = 7, ITEM_RATE = 9, ITEM_LOSS = 10 };   /* in items[] */
+
+/* Whether the item called name was given (seen: per item of items[]). */
+static int given(const int *seen, const char *name) {
+    for (int i = 0; i < NITEMS; i++)
+        if (strcmp(items[i].name, name) == 0) return seen[i];
+    return 0;
+}
 
 static char *trim(char *p) {
     while (isspace((unsigned char)*p)) p++;
@@ -276,24 +310,31 @@ static int parse_item(char *item, kvi_spec *s, int *seen, char *err, size_t len)
 
 /* Checks that need the whole spec (and the node target's rank 0 default). */
 static int check_whole(kvi_spec *s, const int *seen, char *err, size_t len) {
-    if (!seen[ITEM_TARGET])
+    if (!given(seen, "target"))
         return kvu_fail(err, len, "target: missing (e.g. target=ranks:1 or target=random:1)");
-    if (!seen[ITEM_WHEN])
+    if (!given(seen, "when"))
         return kvu_fail(err, len, "when: missing (e.g. when=time:5 or when=exp:30)");
     int drawn = s->target == KVI_TARGET_RANDOM || (s->target == KVI_TARGET_NODE && s->node_random);
+    int trace = s->when == KVI_WHEN_TRACE;
+    if (given(seen, "scale") && !trace)
+        return kvu_fail(err, len, "scale: a trace's time scale, only with when=trace:FILE");
+    if (trace && !(s->target == KVI_TARGET_NODE && s->node_random && !s->daemon_only))
+        return kvu_fail(err, len, "target: when=trace:FILE replays node failures: it needs "
+                         "target=node:random (the log's nodes are given the run's)");
+    if (trace && !given(seen, "count")) s->count = 0;   /* every failure of the log */
     if (s->count > 1 && !drawn)
         return kvu_fail(err, len, "count: %d events with a fixed target would kill the same "
                          "ranks again; use count=1 (spread=spread separates them in time), "
                          "target=random:K or target=node:random", s->count);
-    if (s->target == KVI_TARGET_NODE && !seen[ITEM_RANK0]) s->allow_rank0 = 0;
+    if (s->target == KVI_TARGET_NODE && !given(seen, "allow_rank0")) s->allow_rank0 = 0;
     if (s->for_s > 0 && !kvi__can_end(s->signal))
         return kvu_fail(err, len, "for: a fault's length, only with signal=STOP (a straggler: "
                          "stopped, then continued %g s later), signal=LINK (a partition), "
                          "signal=VANISH or signal=SLOW", s->for_s);
     int slow = s->signal == KVI_LINK_SLOW;
-    if ((seen[ITEM_RATE] || seen[ITEM_LOSS]) && !slow)
+    if ((given(seen, "rate") || given(seen, "loss")) && !slow)
         return kvu_fail(err, len, "%s: a slow link's setting, only with signal=SLOW",
-                         seen[ITEM_RATE] ? "rate" : "loss");
+                         given(seen, "rate") ? "rate" : "loss");
     if (slow && !(s->rate_kbit > 0 || s->loss_pct > 0))
         return kvu_fail(err, len, "signal: SLOW needs rate=RATE (e.g. 10mbit), loss=PERCENT "
                          "or both");
@@ -314,6 +355,7 @@ static void spec_default(kvi_spec *s) {
     s->count = 1;
     s->seed = 1;
     s->allow_rank0 = 1;  /* a real failure does not spare rank 0 */
+    s->scale = 1;
 }
 
 int kvi_spec_parse(const char *text, kvi_spec *out, char *err, size_t errlen) {

@@ -180,11 +180,16 @@ if [ "$RC" -ne 0 ] && grep -q "in-process" <<<"$OUT"; then ok "ops: refused, poi
 else fail "ops: exit $RC: $OUT"; fi
 
 # 6. A node loss on this host: its daemon-parent, daemon and ranks, by kill(2).
-start_ranks node 5   # rank 0 elsewhere (the head node); 1, 2 here; 3, 4 the daemons
-dir=$T/node/pids
-printf '0 %d head-elsewhere 0 0\n' "${R[0]}" >"$dir/rank.0"
-for r in 1 2; do printf '%d %d %s %d %d\n' "$r" "${R[r]}" "$(hostname)" "${R[3]}" "${R[4]}" >"$dir/rank.$r"; done
-rm -f "$dir/rank.3" "$dir/rank.4"
+# node_table CASE: rank 0 elsewhere (the head node); 1, 2 here; 3, 4 their
+# daemon and daemon-parent; dir: its pid table.
+node_table() {
+  start_ranks "$1" 5
+  dir=$T/$1/pids
+  printf '0 %d head-elsewhere 0 0\n' "${R[0]}" >"$dir/rank.0"
+  for r in 1 2; do printf '%d %d %s %d %d\n' "$r" "${R[r]}" "$(hostname)" "${R[3]}" "${R[4]}" >"$dir/rank.$r"; done
+  rm -f "$dir/rank.3" "$dir/rank.4"
+}
+node_table node
 START=$(date +%s.%N)
 OUT=$(timeout 30 "$BIN" --pids "$dir" --nranks 3 --schedule "target=node:$(hostname); when=time:0.2" \
   --max-simultaneous 1 --log "$T/node/kill.log" --start-time "$START" --timeout 5 2>&1 >/dev/null)
@@ -200,6 +205,32 @@ else
   check "node: kill log by role: $got" "node: kill log '$got', wanted '$want'" [ "$got" = "$want" ]
   ok "node: $(grep -o '[0-9]* kills sent within.*' <<<"$OUT")"
 fi
+
+# 6b. A failure log replayed: a log's one failure at 0.1 s, scaled by 2,
+# is the loss of the one eligible node (this host's: rank 0 is elsewhere)
+# at +0.2 s, its daemon-parent, daemon and ranks killed.
+node_table trace
+printf '# one failure\ntime_s,node\n0.1,cn0042\n' > "$T/trace/log.csv"
+START=$(date +%s.%N)
+OUT=$(timeout 30 "$BIN" --pids "$dir" --nranks 3 --schedule "target=node:random; when=trace:$T/trace/log.csv; scale=2" \
+  --max-simultaneous 1 --log "$T/trace/kill.log" --start-time "$START" --timeout 5 2>&1 >/dev/null)
+RC=$?
+if [ "$RC" -ne 0 ]; then fail "trace: kv_inject exit $RC: $OUT"
+else
+  for r in 4 3 2 1; do
+    if died_by "${R[r]}" 9; then ok "trace: pid ${R[r]} died by SIGKILL"; else fail "trace: $WHY"; fi
+  done
+  check "trace: rank 0 (another node) still alive" "trace: rank 0 was hit" [ "$(state "${R[0]}")" = S ]
+  t=$(awk -F, 'NR == 2 {printf "%.6f", $7 / 1e9}' "$T/trace/kill.log")
+  check "trace: the node lost at +0.2 s" "trace: lost at $t, wanted $START + 0.2" \
+    near "$t" "$(awk -v s="$START" 'BEGIN { printf "%.6f", s + 0.2 }')"
+fi
+printf 'time_s,node\n0.5,a\n0.1,b\n' > "$T/trace/bad.csv"
+OUT=$(timeout 30 "$BIN" --pids "$dir" --nranks 3 --schedule "target=node:random; when=trace:$T/trace/bad.csv" \
+  --max-simultaneous 1 --log "$T/trace/kill2.log" --timeout 5 2>&1 >/dev/null)
+RC=$?
+if [ "$RC" -eq 2 ] && grep -q 'line 3' <<<"$OUT"; then ok "trace: a log going back in time refused, naming its line"
+else fail "trace: a bad log: exit $RC: $OUT"; fi
 
 # 7. A partition: a host's link cut at +0.2 s and put back at +0.6 s through
 # KV_INJECT_LINK (here a command that records its words), no process

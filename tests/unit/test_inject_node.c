@@ -25,7 +25,14 @@
  * daemon:NAME) parses as a node target marked daemon_only, lists the
  * node's daemon-parent and daemon and no rank, draws as node:random does
  * (never rank 0's node by default), keeps a node loss's limits, and
- * refuses a link cut (LINK, VANISH).
+ * refuses a link cut (LINK, VANISH).  A replayed failure log
+ * (when=trace:FILE) kills one node per failure at the log's times (times
+ * scale=), the log's distinct names given distinct nodes other than rank
+ * 0's, a name's second failure skipped, count=K its first K; a malformed
+ * log (no header, a time going back, a bad name, no failure, no file) is
+ * refused with the spec, naming `when` and the line; a log that fails
+ * more nodes than the run can lose is refused at the build, naming
+ * count=; and kvi_trace_write_weibull's log reads back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -467,6 +474,92 @@ static void test_inproc_node(void **st) {
     kvi_schedule_free(&sc);
 }
 
+/* Write text to dir/name; the path into path. */
+static void put_file(const char *name, const char *text, char *path, size_t len) {
+    snprintf(path, len, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_trace(void **st) {
+    (void)st;
+    char path[128], text[256];
+    kvi_schedule sc;
+    kvi_spec s;
+    put_file("t1.csv", "# a log\ntime_s,node\n0.5,alpha\n\n1.0, beta\n1.2,alpha\n2.0,gamma\n", path,
+             sizeof path);
+    snprintf(text, sizeof text, "target=node:random; when=trace:%s; scale=2; seed=5", path);
+    build_ok(text, 1, &sc);
+    const char *host[3] = {NULL, NULL, NULL};
+    double at[3] = {0};
+    int events = 0;
+    for (int i = 0; i < sc.nevents; i++) {
+        const kvi_event *e = &sc.events[i];
+        assert_true(e->index >= 0 && e->index < 3);
+        if (!host[e->index]) events++;
+        host[e->index] = e->host;
+        at[e->index] = e->at_time_s;
+        assert_string_not_equal(e->host, "n0");   /* rank 0's node is spared */
+    }
+    assert_int_equal(events, 3);                  /* alpha's second failure skipped */
+    assert_true(at[0] == 1.0 && at[1] == 2.0 && at[2] == 4.0);
+    assert_string_not_equal(host[0], host[1]);
+    assert_string_not_equal(host[1], host[2]);
+    assert_string_not_equal(host[0], host[2]);
+    kvi_schedule_free(&sc);
+    snprintf(text, sizeof text, "target=node:random; when=trace:%s; count=1", path);
+    build_ok(text, 1, &sc);
+    for (int i = 0; i < sc.nevents; i++) assert_int_equal(sc.events[i].index, 0);
+    assert_true(sc.events[0].at_time_s == 0.5);
+    kvi_schedule_free(&sc);
+    /* 4 nodes, rank 0's spared: a fourth distinct node cannot be replayed */
+    put_file("t2.csv", "time_s,node\n1,a\n2,b\n3,c\n4,d\n", path, sizeof path);
+    snprintf(text, sizeof text, "target=node:random; when=trace:%s", path);
+    refused(text, 1, "count=");
+    snprintf(text, sizeof text, "target=node:random; when=trace:%s; count=2", path);
+    build_ok(text, 1, &sc);
+    kvi_schedule_free(&sc);
+    static const char *bad[][2] = {
+        {"t3.csv", "1,a\n"},                          /* no header */
+        {"t4.csv", "time_s,node\n2,a\n1,b\n"},        /* back in time */
+        {"t5.csv", "time_s,node\n1,a b\n"},           /* a bad name */
+        {"t6.csv", "time_s,node\n-1,a\n"},            /* a negative time */
+        {"t7.csv", "time_s,node\n"},                  /* no failure */
+        {"t8.csv", "time_s,node\n1,a,b\n"},           /* three fields */
+    };
+    char err[256];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        put_file(bad[i][0], bad[i][1], path, sizeof path);
+        snprintf(text, sizeof text, "target=node:random; when=trace:%s", path);
+        if (kvi_spec_parse(text, &s, err, sizeof err) == 0) fail_msg("%s accepted", bad[i][0]);
+        if (strncmp(err, "when: ", 6) || !strstr(err, bad[i][0]))
+            fail_msg("%s: message '%s'", bad[i][0], err);
+    }
+    assert_int_equal(kvi_spec_parse("target=node:random; when=trace:/nonexistent/x", &s, err,
+                                    sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent/x"));
+    snprintf(text, sizeof text, "target=random:1; when=trace:%s/t1.csv", dir);
+    assert_int_equal(kvi_spec_parse(text, &s, err, sizeof err), -1);   /* nodes only */
+    assert_int_equal(strncmp(err, "target", 6), 0);
+    assert_int_equal(kvi_spec_parse("target=node:random; when=time:1; scale=2", &s, err,
+                                    sizeof err), -1);
+    assert_int_equal(strncmp(err, "scale", 5), 0);
+    /* a drawn log reads back: 50 failures on 3 nodes, times increasing */
+    snprintf(path, sizeof path, "%s/weibull.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_int_equal(kvi_trace_write_weibull(f, 10, 0.75, 3, 50, 9), 0);
+    fclose(f);
+    snprintf(text, sizeof text, "target=node:random; when=trace:%s; count=2", path);
+    build_ok(text, 1, &sc);
+    assert_true(sc.events[0].at_time_s > 0 && sc.events[sc.nevents - 1].at_time_s > sc.events[0].at_time_s);
+    kvi_schedule_free(&sc);
+    f = fopen(path, "w");
+    assert_int_equal(kvi_trace_write_weibull(f, 10, 0.05, 3, 50, 9), -1);   /* shape out of range */
+    fclose(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spec),       cmocka_unit_test(test_draw),
@@ -474,6 +567,7 @@ int main(void) {
         cmocka_unit_test(test_limits),     cmocka_unit_test(test_launcher_alone),
         cmocka_unit_test(test_pid_table),
         cmocka_unit_test(test_self_info),  cmocka_unit_test(test_inproc_node),
+        cmocka_unit_test(test_trace),
     };
     return cmocka_run_group_tests_name("inject_node", tests, setup, teardown);
 }
