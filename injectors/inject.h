@@ -97,6 +97,8 @@ typedef struct kvi_spec {
     int random_k;                  /* KVI_TARGET_RANDOM: ranks per event */
     char host[KVI_HOST_MAX];       /* KVI_TARGET_HOST, KVI_TARGET_NODE: the host name */
     int node_random;               /* KVI_TARGET_NODE: 1 = drawn (node:random), host "" */
+    int node_k;                    /* KVI_TARGET_NODE drawn: nodes lost together per event
+                                      (node:random:K); 1 otherwise */
     int daemon_only;               /* KVI_TARGET_NODE: 1 = the node's Open MPI daemon alone
                                       (daemon:random, daemon:NAME), its ranks spared */
     kvi_when_kind when;
@@ -109,6 +111,8 @@ typedef struct kvi_spec {
     int count;                     /* failure events, >= 1; with KVI_WHEN_TRACE at most
                                       this many (0: every one the log has) */
     int spread;                    /* 0: victims of an event die together; 1: one by one */
+    double cascade_s;              /* > 0: every event after the first comes this long after
+                                      the one before (time-based when= only); 0: the law's */
     unsigned long long seed;
     int force;                     /* 1: skip the survivability limits */
     int allow_rank0;               /* 1: rank 0 may be a victim (the parser's default,

@@ -27,7 +27,9 @@
  * is the loss of that node.  A lost daemon (daemon:random, daemon:NAME)
  * is the node's daemon processes alone, its ranks spared; its limits are a
  * node loss's, since the runtime may take the ranks for lost with it.
- * A replayed failure log (when=trace:FILE) takes its nodes and moments
+ * node:random:K loses K drawn nodes in each event, together (one kill
+ * group, so the injector freezes all their ranks before any kill), and
+ * needs max_simultaneous >= K.  A replayed failure log (when=trace:FILE) takes its nodes and moments
  * from the log instead (replay): its distinct names in the order of their
  * first failure get the eligible nodes in a drawn order (the shuffle of
  * node:random), each name's first failure only, the limits as for
@@ -82,7 +84,7 @@ static int launch_node(const kvi_rank_info *ranks, int nranks, const int *idx, c
     return known ? -1 : 0;
 }
 
-/* The victim nodes, one per event, into chosen[0..count-1]. */
+/* The victim nodes, node_k per event, into chosen[0..count*node_k-1]. */
 static int pick_nodes(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *ranks, int nranks,
                       const int *idx, const nodes *nd, int *chosen, char *err, size_t len) {
     const char *head = ranks[idx[0]].host;
@@ -100,16 +102,16 @@ static int pick_nodes(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *rank
         chosen[0] = k;
         return 0;
     }
-    int m = nd->n - (launch >= 0);
-    if (s->count > m)
-        return kvu_fail(err, len, "target: node:random x count=%d needs %d distinct nodes but "
-                         "only %d are eligible%s", s->count, s->count, m,
+    int m = nd->n - (launch >= 0), want = s->count * s->node_k;
+    if (want > m)
+        return kvu_fail(err, len, "target: node:random%s x count=%d needs %d distinct nodes but "
+                         "only %d are eligible%s", s->node_k > 1 ? ":K" : "", s->count, want, m,
                          launch >= 0 ? " (the launch node is never drawn unless allow_rank0=1)" : "");
     int *pool = malloc((size_t)(m > 0 ? m : 1) * sizeof *pool);
     if (!pool) return kvu_fail(err, len, "schedule: out of memory");
     for (int k = 0, i = 0; k < nd->n; k++)
         if (k != launch) pool[i++] = k;
-    for (int i = 0; i < s->count; i++) {
+    for (int i = 0; i < want; i++) {
         int j = i + (int)kvi__rng_below(rng, (uint64_t)(m - i));
         int t = pool[i];
         pool[i] = pool[j];
@@ -122,16 +124,16 @@ static int pick_nodes(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *rank
 
 static int check_node_limits(const kvi_spec *s, const nodes *nd, const int *chosen,
                              int nranks, int max_sim, char *err, size_t len) {
-    int lost = 0;
-    for (int e = 0; e < s->count; e++) lost += nd->size[chosen[e]];
+    int lost = 0, total = s->count * s->node_k;
+    for (int e = 0; e < total; e++) lost += nd->size[chosen[e]];
     if (s->force || kvi__straggler(s)) return 0;
-    if (max_sim < 1)
-        return kvu_fail(err, len, "target: a node would die at once but the store survives "
+    if (max_sim < s->node_k)
+        return kvu_fail(err, len, "target: %d node(s) would die at once but the store survives "
                          "at most %d simultaneous losses (max_simultaneous); set force=1 to "
-                         "run it anyway", max_sim);
-    if (lost > nranks - 1 || s->count >= nd->n)
+                         "run it anyway", s->node_k, max_sim);
+    if (lost > nranks - 1 || total >= nd->n)
         return kvu_fail(err, len, "target: %d node loss(es) of %d nodes would leave no "
-                         "survivor; set force=1 to run it anyway", s->count, nd->n);
+                         "survivor; set force=1 to run it anyway", total, nd->n);
     return 0;
 }
 
@@ -194,7 +196,7 @@ static int fill_node_events(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info
                             int nranks, const int *idx, const nodes *nd, const int *chosen,
                             const double *times, kvi_schedule *out, char *err, size_t len) {
     int cap = 0;
-    for (int e = 0; e < s->count; e++) cap += 3 * nd->size[chosen[e]] + 1;   /* rank + 2 daemons; a link */
+    for (int e = 0; e < s->count * s->node_k; e++) cap += 3 * nd->size[chosen[e]] + 1;   /* rank + 2 daemons; a link */
     int *seen = malloc((size_t)cap * sizeof *seen);
     out->events = calloc((size_t)cap, sizeof *out->events);
     if (!seen || !out->events) {
@@ -207,7 +209,9 @@ static int fill_node_events(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info
         kvi_event moment;
         if (times) t = times[e];
         kvi__set_moment(s, rng, e, &t, &moment);
-        node_events(s, ranks, nranks, idx, nd, chosen[e], e, &moment, seen, out->events, &n);
+        for (int j = 0; j < s->node_k; j++)   /* nodes lost together: one event */
+            node_events(s, ranks, nranks, idx, nd, chosen[e * s->node_k + j], e, &moment, seen,
+                        out->events, &n);
     }
     free(seen);
     out->nevents = n;
@@ -257,7 +261,7 @@ int kvi__build_node_loss(const kvi_spec *s, kvi_rng *rng, const kvi_rank_info *r
                          char *err, size_t len) {
     nodes nd = {0};
     kvi_spec ts = *s;   /* a trace's: count = the failures taken from it */
-    int trace = s->when == KVI_WHEN_TRACE, cap = trace ? nranks : s->count;
+    int trace = s->when == KVI_WHEN_TRACE, cap = trace ? nranks : s->count * s->node_k;
     int *chosen = malloc((size_t)cap * sizeof *chosen);
     double *times = trace ? malloc((size_t)cap * sizeof *times) : NULL;
     int rc = chosen && (times || !trace) && nodes_make(ranks, nranks, idx, &nd) == 0

@@ -143,7 +143,8 @@ void kvi__set_moment(const kvi_spec *s, kvi_rng *rng, int e, double *t, kvi_even
         return;
     }
     ev->kind = KVI_AT_TIME;
-    if (s->when == KVI_WHEN_TIME) *t = (e + 1) * s->time_s;
+    if (e > 0 && s->cascade_s > 0) *t += s->cascade_s;   /* a cascade: the gap is fixed */
+    else if (s->when == KVI_WHEN_TIME) *t = (e + 1) * s->time_s;
     else if (s->when != KVI_WHEN_TRACE) *t += kvi__draw_gap(s, rng);
     ev->at_time_s = *t;
 }
@@ -202,6 +203,7 @@ static int check_spec(const kvi_spec *s, char *err, size_t len) {
         (s->target == KVI_TARGET_HOST && !kvi__valid_host(s->host)) ||
         (s->target == KVI_TARGET_NODE && !s->node_random && !kvi__valid_host(s->host)) ||
         (s->daemon_only && s->target != KVI_TARGET_NODE) ||
+        s->node_k < 1 || (s->node_k > 1 && !(s->target == KVI_TARGET_NODE && s->node_random)) ||
         (unsigned)s->target > KVI_TARGET_NODE)
         return kvu_fail(err, len, "target: invalid in the spec structure");
     if ((s->when == KVI_WHEN_OPS && s->ops < 0) ||
@@ -210,6 +212,7 @@ static int check_spec(const kvi_spec *s, char *err, size_t len) {
         (s->when == KVI_WHEN_WEIBULL && !(s->shape >= 0.1 && s->shape <= 100)) ||
         (s->when == KVI_WHEN_TRACE && (!s->trace[0] || !(s->scale > 0) || s->target != KVI_TARGET_NODE ||
                                        !s->node_random)) ||
+        !(s->cascade_s >= 0) || (s->cascade_s > 0 && s->when == KVI_WHEN_OPS) ||
         (unsigned)s->when > KVI_WHEN_TRACE)
         return kvu_fail(err, len, "when: invalid in the spec structure");
     int drawn = s->target == KVI_TARGET_RANDOM || (s->target == KVI_TARGET_NODE && s->node_random);

@@ -76,6 +76,15 @@ static int parse_node(const char *kind, const char *v, kvi_spec *s, char *err, s
         s->node_random = 1;
         return 0;
     }
+    if (strncmp(v, "random:", 7) == 0 && !s->daemon_only) {   /* K nodes lost together */
+        long long k;
+        if (kvu_parse_ll(v + 7, 1, MAX_RANK, false, &k))
+            return kvu_fail(err, len, "target: 'node:%s' needs node:random:K with a whole "
+                             "number K >= 1", v);
+        s->node_random = 1;
+        s->node_k = (int)k;
+        return 0;
+    }
     if (!kvi__valid_host(v))
         return kvu_fail(err, len, "target: '%s:%s' needs %s:random or a host name of 1-%d "
                          "letters, digits, '.', '-' or '_'", kind, v, kind, KVI_HOST_MAX - 1);
@@ -224,6 +233,18 @@ static int parse_rate(const char *v, kvi_spec *s, char *err, size_t len) {
                      "(at most 100gbit)", v);
 }
 
+/* cascade=: the gap between one event and the next, in seconds (> 0). */
+static int parse_cascade(const char *v, kvi_spec *s, char *err, size_t len) {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || !(x > 0 && x <= MAX_FOR_S))
+        return kvu_fail(err, len, "cascade: '%s' is not a number of seconds in (0, %.0f]", v,
+                         MAX_FOR_S);
+    s->cascade_s = x;
+    return 0;
+}
+
 /* scale=: a trace's times are multiplied by it (> 0). */
 static int parse_scale(const char *v, kvi_spec *s, char *err, size_t len) {
     char *end;
@@ -271,6 +292,7 @@ static const struct {
     {"count", parse_count},   {"spread", parse_spread}, {"seed", parse_seed},
     {"force", parse_force},   {"allow_rank0", parse_rank0}, {"for", parse_for},
     {"rate", parse_rate},     {"loss", parse_loss},   {"scale", parse_scale},
+    {"cascade", parse_cascade},
 };
 enum { NITEMS = sizeof items / sizeof items[0] };
 
@@ -318,10 +340,13 @@ static int check_whole(kvi_spec *s, const int *seen, char *err, size_t len) {
     int trace = s->when == KVI_WHEN_TRACE;
     if (given(seen, "scale") && !trace)
         return kvu_fail(err, len, "scale: a trace's time scale, only with when=trace:FILE");
-    if (trace && !(s->target == KVI_TARGET_NODE && s->node_random && !s->daemon_only))
+    if (trace && !(s->target == KVI_TARGET_NODE && s->node_random && !s->daemon_only && s->node_k == 1))
         return kvu_fail(err, len, "target: when=trace:FILE replays node failures: it needs "
                          "target=node:random (the log's nodes are given the run's)");
     if (trace && !given(seen, "count")) s->count = 0;   /* every failure of the log */
+    if (s->cascade_s > 0 && (s->when == KVI_WHEN_OPS || trace))
+        return kvu_fail(err, len, "cascade: the gap between events, with when=time:, exp: or "
+                         "weibull: only");
     if (s->count > 1 && !drawn)
         return kvu_fail(err, len, "count: %d events with a fixed target would kill the same "
                          "ranks again; use count=1 (spread=spread separates them in time), "
@@ -356,6 +381,7 @@ static void spec_default(kvi_spec *s) {
     s->seed = 1;
     s->allow_rank0 = 1;  /* a real failure does not spare rank 0 */
     s->scale = 1;
+    s->node_k = 1;
 }
 
 int kvi_spec_parse(const char *text, kvi_spec *out, char *err, size_t errlen) {

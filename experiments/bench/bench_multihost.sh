@@ -30,7 +30,11 @@
 #                 same), cut for 8 s (the node is lost: detected by the
 #                 runtime's keepalive), vanish stops a node's processes and
 #                 cuts it off at once (lost the same way, its processes
-#                 killed 8 s later), daemon kills a node's daemon alone.
+#                 killed 8 s later), daemon kills a node's daemon alone,
+#                 slow makes a node's link slow and lossy for 0.5-1.5 s
+#                 (nothing may recover), node2 loses two nodes at once and
+#                 cascade a second node 20-80 ms after the first (both with
+#                 3 copies, so that every pair keeps one).
 #                 MH_BACKEND=create makes the windows with MPI_Win_create
 #                 (variant online then keeps its window through the loss).
 #                 MH_PARTS=soak alone resumes a file of the same header
@@ -65,10 +69,12 @@ RECOVERY_REPS=${MH_RECOVERY_REPS:-5} RUNS=${MH_RUNS:-50} TIMEOUT=${MH_TIMEOUT:-4
 SCENARIO=${MH_SCENARIO:-single}
 SOAK_BACKEND=${MH_BACKEND:-allocate}
 case $SOAK_BACKEND in allocate|create) ;; *) echo "bench_multihost: MH_BACKEND allocate or create" >&2; exit 2 ;; esac
+R=2
 case $SCENARIO in
   single) NP=() ;;
-  node|node-stop|partition|cut|vanish|daemon) NP=(--np 6) ;;
-  *) echo "bench_multihost: MH_SCENARIO single, node, node-stop, partition, cut, vanish or daemon" >&2; exit 2 ;;
+  node|node-stop|partition|cut|vanish|daemon|slow) NP=(--np 6) ;;
+  node2|cascade) NP=(--np 6) R=3 ;;
+  *) echo "bench_multihost: MH_SCENARIO single, node, node-stop, partition, cut, vanish, daemon, slow, node2 or cascade" >&2; exit 2 ;;
 esac
 HEADER=kind,hosts,ranks,variant,backend,repetition,operation,store_us,raw_us,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,lost,outcome,seconds
 CMD="MH_PARTS='$PARTS' MH_VARIANTS='$VARIANTS' MH_REPS=$REPS MH_OPS=$OPS MH_PAIRS=$PAIRS MH_RECOVERY_REPS=$RECOVERY_REPS MH_RUNS=$RUNS MH_TIMEOUT=$TIMEOUT MH_SCENARIO=$SCENARIO BENCH=multihost make bench"
@@ -103,7 +109,7 @@ PROBE=${OUT%.csv}.mpiprobe.json
 # that variant (nothing when it can)
 unsupported() {
   local needs=(rank_loss=survives) n says
-  [ "$SCENARIO" = node ] && needs+=(node_loss=survives)
+  case $SCENARIO in node|node2|cascade) needs+=(node_loss=survives) ;; esac
   case $1 in proposed|online) needs+=(proposed_rma=yes) ;; esac
   for n in "${needs[@]}"; do
     says=$("$ROOT/scripts/mpiprobe" --says "$PROBE" "${n%%=*}") || says=nothing
@@ -179,7 +185,7 @@ soak_point() {  # VARIANT SEED
   t0=$(date +%s%N)
   # KV_TRACE: each rank's recovery steps go to its stderr, kept with the
   # logs of a run that does not pass (a rare failure is seldom seen twice)
-  line=$(KV_TRACE=${KV_TRACE:-1} KV_CLUSTER=1 PRTE_MCA_rmaps_default_mapping_policy=node bash "$ROOT/tests/history/run.sh" --backend "$SOAK_BACKEND" --variant "$v" --r 2 \
+  line=$(KV_TRACE=${KV_TRACE:-1} KV_CLUSTER=1 PRTE_MCA_rmaps_default_mapping_policy=node bash "$ROOT/tests/history/run.sh" --backend "$SOAK_BACKEND" --variant "$v" --r "$R" \
          --spares "$sp" --scenario "$SCENARIO" "${NP[@]}" --seconds 1.5 --seed "$2" --timeout "$TIMEOUT" \
          --out "$TMP/soak")
   o=$(sed -n 's/.*outcome=\([a-z]*\).*/\1/p' <<<"$line")

@@ -693,8 +693,11 @@ FAULTS = {"single": "kill: one rank", "rank0": "kill: rank 0", "double": "kill: 
           "stop": "straggler: a rank stopped 0.2-0.8 s", "node-stop": "straggler: a node stopped 0.2-0.8 s",
           "partition": "partition: a node cut off 0.2-0.8 s", "cut": "partition: a node cut off 8 s (lost)",
           "vanish": "vanish: a node stopped and cut off (lost)",
-          "daemon": "lost daemon: a node's daemon killed, its ranks spared"}
-STRAGGLERS = ("stop", "node-stop", "partition")  # the scenarios that kill nobody
+          "daemon": "lost daemon: a node's daemon killed, its ranks spared",
+          "slow": "slow link: a node's at 10 mbit/s, 10% loss, 0.5-1.5 s",
+          "node2": "node loss: two nodes at once (3 copies)",
+          "cascade": "node loss: a second node 20-80 ms into the recovery (3 copies)"}
+STRAGGLERS = ("stop", "node-stop", "partition", "slow")  # the scenarios that kill nobody
 
 
 def faults():

@@ -27,6 +27,11 @@
 #              KV_CLUSTER=1; victims on other hosts are reached through
 #              KV_INJECT_REMOTE, by default a plain kill, as the test
 #              cluster's hosts share this machine's pids)
+#   node2      two nodes lost at one instant (kv_inject target=node:random:2,
+#              frozen together, then killed): with --r 3 every pair keeps a
+#              copy on the third node (on the test cluster)
+#   cascade    a node lost, then a second one 20 to 80 ms later, while the
+#              survivors recover from the first (kv_inject cascade=)
 #   stop       a straggler: one rank stopped (SIGSTOP) for 200 to 800 ms,
 #              drawn from the seed, then continued (SIGCONT), by kv_inject
 #              (signal=STOP; for=...); nobody dies, so the run must pass as
@@ -72,7 +77,8 @@
 # process of a node killed whole is a victim, whatever ends it:
 # scripts/crash-lines),
 # hung, aborted (the launcher ended the job: a lost daemon); orphans=N counts processes of the run left after it (must be 0).
-# In scenarios stop, node-stop, partition and slow gap_ms is the fault's length.
+# In scenarios stop, node-stop, partition and slow gap_ms is the fault's length;
+# in cascade the time between the two node losses.
 # detect_ms is the time from the first fault to the moment the last
 # survivor noticed it (NA when nobody did).
 # Exit 0 for pass, 1 otherwise.
@@ -94,10 +100,10 @@ done
 [ -n "$OUT" ] || die "--out DIR is required"
 [ -x "$B/tests/history/client" ] || die "no $B/tests/history/client: run make first"
 kill -l "$SIG" > /dev/null 2>&1 || die "unknown signal '$SIG'"
-case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node|stop|node-stop|partition|cut|vanish|daemon|slow) ;;
+case $SCENARIO in none|single|rank0|double|staggered|seq|rerep|node|node2|cascade|stop|node-stop|partition|cut|vanish|daemon|slow) ;;
   *) die "unknown scenario '$SCENARIO'" ;; esac
 INJ=$B/bin/kv_inject
-BY_INJ=; case $SCENARIO in node|stop|node-stop|partition|cut|vanish|daemon|slow) BY_INJ=1 ;; esac  # kv_inject, from the pid table
+BY_INJ=; case $SCENARIO in node|node2|cascade|stop|node-stop|partition|cut|vanish|daemon|slow) BY_INJ=1 ;; esac  # kv_inject, from the pid table
 CUTS=; case $SCENARIO in partition|cut|vanish|slow) CUTS=1 ;; esac  # a host's link cut or slowed
 [ -z "$BY_INJ" ] || [ -x "$INJ" ] || die "no $INJ: run make first"
 NP=${NP:-$((R + 2 + SPARES))}
@@ -125,14 +131,14 @@ case $SCENARIO in
          POINTS=(windows made rereplicate exchange insert)
          [ "$VARIANT" = online ] && unset 'POINTS[4]'  # no scan, no "insert" (kv_internal.h)
          POINT=${POINTS[$((RANDOM % ${#POINTS[@]}))]} ;;
-  node) VICTIMS= ;;  # kv_inject draws the node; kills.csv says whom it killed
+  node|node2|cascade) VICTIMS= ;;  # kv_inject draws the nodes; kills.csv says whom it killed
   stop) pick 1; STOPPED=${PICKED[0]} VICTIMS= ;;
   node-stop|partition|cut|vanish|daemon|slow) VICTIMS= ;;
 esac
 # Kill at a uniform instant over the middle of the run (milliseconds).
 GAP=0; [ "$SCENARIO" = staggered ] && GAP=$((RANDOM % 401))
 case $SCENARIO in stop|node-stop|partition) GAP=$((200 + RANDOM % 601)) ;; cut|vanish) GAP=8000 ;;
-  slow) GAP=$((500 + RANDOM % 1001)) ;; esac
+  slow) GAP=$((500 + RANDOM % 1001)) ;; cascade) GAP=$((20 + RANDOM % 61)) ;; esac
 span=$(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.55}')
 AT=$(( $(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.15}') + (RANDOM * 32768 + RANDOM) % (span + 1) ))
 
@@ -182,6 +188,8 @@ inj_killer() {
   for_s=$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}')
   case $SCENARIO in
     node) what="target=node:random" ;;
+    node2) what="target=node:random:2" ;;
+    cascade) what="target=node:random; count=2; cascade=$for_s" ;;
     stop) what="signal=STOP; for=$for_s; target=ranks:$STOPPED" ;;
     node-stop) what="signal=STOP; for=$for_s; target=node:random" ;;
     partition|cut) what="signal=LINK; for=$for_s; target=node:random" ;;
@@ -192,7 +200,7 @@ inj_killer() {
   KV_INJECT_LINK=${KV_INJECT_LINK:-"$ROOT/scripts/vcluster link {host} {state}"} \
   KV_INJECT_REMOTE=${KV_INJECT_REMOTE:-'kill -{signal} {pids}'} "$INJ" --pids "$OUT/pids" --nranks "$NP" \
     --schedule "$what; when=time:$at; seed=$SEED" \
-    --max-simultaneous 1 --log "$OUT/kills.csv" --schedule-out "$OUT/schedule.csv" --timeout 20 \
+    --max-simultaneous $((R - 1)) --log "$OUT/kills.csv" --schedule-out "$OUT/schedule.csv" --timeout 20 \
     > "$OUT/inject.log" 2>&1
 }
 WRAP=()
@@ -235,11 +243,11 @@ if grep -q ",$LINKFAULT," "$OUT/kills.csv" 2>/dev/null && ! grep -q ',LINKUP,' "
   sh -c "${link//\{state\}/up}" >> "$OUT/inject.log" 2>&1
 fi
 # kv_inject's log names the node's ranks it killed (role rank)
-[ "$SCENARIO" = node ] && VICTIMS=$(awk -F, 'NR > 1 && $6 == "rank" { printf "%s%s", s, $2; s = " " }' \
-  "$OUT/kills.csv" 2>/dev/null)
+case $SCENARIO in node|node2|cascade) VICTIMS=$(awk -F, 'NR > 1 && $6 == "rank" { printf "%s%s", s, $2; s = " " }' \
+  "$OUT/kills.csv" 2>/dev/null) ;; esac
 # a node loss that killed no rank is no test of one (inject.log says why),
 # nor a stop that stopped none, nor a cut that cut nothing
-NOKILL=; [ "$SCENARIO" = node ] && [ -z "$VICTIMS" ] && NOKILL=1
+NOKILL=; case $SCENARIO in node|node2|cascade) [ -z "$VICTIMS" ] && NOKILL=1 ;; esac
 # a lost daemon: its node's ranks are reported failed though they live; none
 # may answer its client once the others serve again (check.py --evicted)
 EVICTED=

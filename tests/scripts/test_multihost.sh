@@ -138,6 +138,10 @@ case_ store_kill-online-single "--ppn 1" store_kill create online 2 1
 case_ store_kill-online-node "--ppn 2" store_kill create online 2 0 0 node
 history history-online-node --variant online --scenario node --np 6 --r 2 --seconds 1.5 --seed 3
 history history-online-node-create --variant online --backend create --scenario node --np 6 --r 2 --seconds 1.5 --seed 3
+# correlated: two nodes lost at once, and a second node lost 20-80 ms into
+# the recovery from the first (3 copies: every pair keeps one on rank 0's node)
+history history-online-node2 --variant online --backend create --scenario node2 --np 6 --r 3 --seconds 1.5 --seed 3
+history history-online-cascade --variant online --backend create --scenario cascade --np 6 --r 3 --seconds 1.5 --seed 3
 # a straggler node (its daemon and ranks stopped, then continued): no loss,
 # no recovery
 history history-online-node-stop --variant online --backend create --scenario node-stop --np 6 --r 2 --seconds 1.5 --seed 3

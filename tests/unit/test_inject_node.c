@@ -32,7 +32,11 @@
  * log (no header, a time going back, a bad name, no failure, no file) is
  * refused with the spec, naming `when` and the line; a log that fails
  * more nodes than the run can lose is refused at the build, naming
- * count=; and kvi_trace_write_weibull's log reads back.
+ * count=; and kvi_trace_write_weibull's log reads back.  Correlated
+ * failures: node:random:K loses K distinct nodes in one event at one
+ * moment, needs max_simultaneous >= K, and cannot draw more nodes than
+ * are eligible; cascade=S puts every event after the first S after the
+ * one before; malformed forms are refused naming their item.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -132,7 +136,7 @@ static void test_spec(void **st) {
     assert_int_equal(s.allow_rank0, 1);
     parse_ok("target=host:kvnode2; when=time:1", &s);   /* unchanged: ranks only */
     assert_true(s.target == KVI_TARGET_HOST && s.allow_rank0 == 1);
-    static const char *bad[] = {"target=node:", "target=node:a b", "target=node:random:2",
+    static const char *bad[] = {"target=node:", "target=node:a b", "target=node:random:",
                                 "target=nodes:1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[128];
@@ -560,6 +564,50 @@ static void test_trace(void **st) {
     fclose(f);
 }
 
+static void test_correlated(void **st) {
+    (void)st;
+    kvi_schedule sc;
+    build_ok("target=node:random:2; when=time:1", 2, &sc);
+    const char *h0 = NULL;
+    int nodes = 0;
+    for (int i = 0; i < sc.nevents; i++) {
+        const kvi_event *e = &sc.events[i];
+        assert_int_equal(e->index, 0);          /* one event */
+        assert_true(e->at_time_s == 1.0);
+        assert_string_not_equal(e->host, "n0");
+        if (!h0 || strcmp(h0, e->host)) nodes++, h0 = e->host;
+    }
+    assert_int_equal(nodes, 2);                 /* two nodes, listed one after the other */
+    assert_int_equal(sc.nevents, 2 * (3 + 2)); /* each: 3 ranks, daemon-parent, daemon */
+    kvi_schedule_free(&sc);
+    refused("target=node:random:2; when=time:1", 1, "max_simultaneous");
+    refused("target=node:random:2; when=time:1; count=2", 2, "needs 4 distinct nodes");
+    build_ok("target=node:random; when=time:1; count=2; cascade=0.05", 1, &sc);
+    double at[2] = {-1, -1};
+    for (int i = 0; i < sc.nevents; i++) at[sc.events[i].index] = sc.events[i].at_time_s;
+    assert_true(at[0] == 1.0 && fabs(at[1] - 1.05) < 1e-12);
+    kvi_schedule_free(&sc);
+    build_ok("target=node:random; when=exp:5; count=2; cascade=0.5; seed=3", 1, &sc);
+    for (int i = 0; i < sc.nevents; i++) at[sc.events[i].index] = sc.events[i].at_time_s;
+    assert_true(fabs(at[1] - at[0] - 0.5) < 1e-12);   /* the first drawn, the next 0.5 s on */
+    kvi_schedule_free(&sc);
+    kvi_spec s;
+    char err[256];
+    static const char *bad[][2] = {
+        {"target=node:random:0; when=time:1", "target"},
+        {"target=node:random:x; when=time:1", "target"},
+        {"target=daemon:random:2; when=time:1", "target"},
+        {"target=node:random; when=time:1; cascade=0", "cascade"},
+        {"target=node:random; when=time:1; cascade=-1", "cascade"},
+        {"target=node:random; when=ops:10; cascade=1", "cascade"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (kvi_spec_parse(bad[i][0], &s, err, sizeof err) == 0) fail_msg("'%s' accepted", bad[i][0]);
+        if (strncmp(err, bad[i][1], strlen(bad[i][1])))
+            fail_msg("'%s': message '%s' does not start with '%s'", bad[i][0], err, bad[i][1]);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spec),       cmocka_unit_test(test_draw),
@@ -567,7 +615,7 @@ int main(void) {
         cmocka_unit_test(test_limits),     cmocka_unit_test(test_launcher_alone),
         cmocka_unit_test(test_pid_table),
         cmocka_unit_test(test_self_info),  cmocka_unit_test(test_inproc_node),
-        cmocka_unit_test(test_trace),
+        cmocka_unit_test(test_trace),      cmocka_unit_test(test_correlated),
     };
     return cmocka_run_group_tests_name("inject_node", tests, setup, teardown);
 }
