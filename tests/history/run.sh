@@ -146,6 +146,10 @@ AT=$(( $(awk -v s="$SECONDS_" 'BEGIN {printf "%d", s * 1000 * 0.15}') + (RANDOM 
 # pid.N after kv_open), so the fault's instant counts from the workload's
 # start and not from the launch (an ASan build across hosts can take more
 # than the whole window to open); 1 when the store did not open in 60 s.
+# OPENED: then the moment the last rank opened (the newest pid.N's time,
+# CLOCK_REALTIME seconds), from which the fault's instant counts: a
+# killer that notices late (a loaded machine once took 1.2 s to start
+# kv_inject, past the workload's end) still strikes inside the workload.
 opened() {
   local deadline=$((SECONDS + 60)) v
   for ((v = 0; v < NP; v++)); do
@@ -154,11 +158,17 @@ opened() {
       sleep 0.02
     done
   done
+  OPENED=$(stat -c %.9Y "$OUT"/pid.* | sort -n | tail -1)
+}
+
+# The seconds left until the fault's instant (0 when it has passed).
+until_fault() {
+  awk -v o="$OPENED" -v ms="$AT" -v now="$EPOCHREALTIME" 'BEGIN { d = o + ms / 1000 - now; printf "%.3f", d > 0 ? d : 0 }'
 }
 
 killer() {
   opened || return
-  sleep "$(awk -v ms="$AT" 'BEGIN {printf "%.3f", ms / 1000}')"
+  sleep "$(until_fault)"
   local pids=() v t
   for v in $VICTIMS; do pids+=("$(cat "$OUT/pid.$v")"); done
   if [ "$SCENARIO" = double ]; then  # one kill(1): both die within microseconds
@@ -183,7 +193,7 @@ killer() {
 # by the pid table), a stopped rank or node (continued GAP ms later).
 inj_killer() {
   local at for_s what
-  opened || return  # kv_inject's clock starts when it finds the pid table whole
+  opened || return  # kv_inject counts from OPENED (--start-time)
   at=$(awk -v ms="$AT" 'BEGIN {printf "%.3f", ms / 1000}')
   for_s=$(awk -v ms="$GAP" 'BEGIN {printf "%.3f", ms / 1000}')
   case $SCENARIO in
@@ -199,7 +209,7 @@ inj_killer() {
   esac
   KV_INJECT_LINK=${KV_INJECT_LINK:-"$ROOT/scripts/vcluster link {host} {state}"} \
   KV_INJECT_REMOTE=${KV_INJECT_REMOTE:-'kill -{signal} {pids}'} "$INJ" --pids "$OUT/pids" --nranks "$NP" \
-    --schedule "$what; when=time:$at; seed=$SEED" \
+    --schedule "$what; when=time:$at; seed=$SEED" --start-time "$OPENED" \
     --max-simultaneous $((R - 1)) --log "$OUT/kills.csv" --schedule-out "$OUT/schedule.csv" --timeout 20 \
     > "$OUT/inject.log" 2>&1
 }
