@@ -163,7 +163,7 @@ opened() {
 
 # The seconds left until the fault's instant (0 when it has passed).
 until_fault() {
-  awk -v o="$OPENED" -v ms="$AT" -v now="$EPOCHREALTIME" 'BEGIN { d = o + ms / 1000 - now; printf "%.3f", d > 0 ? d : 0 }'
+  awk -v o="$OPENED" -v ms="$AT" -v now="$EPOCHREALTIME" 'BEGIN { d = o + ms / 1000 - now; printf "%.3f", (d > 0 ? d : 0) }'
 }
 
 killer() {
