@@ -184,8 +184,7 @@ int main(int argc, char **argv) {
                 (unsigned long long)(at + (uint64_t)(first.stopped_us * 1e3)));
     }
     close(logfd);
-    MPI_Comm keep;
-    MPI_Comm_dup(kv_comm(s), &keep);
+    MPI_Comm keep = kvt_keep(kv_comm(s));
     kv_close(s);
     kvt_finish(keep, "history");
     MPI_Finalize();

@@ -105,6 +105,19 @@ static inline void kvt_init(int *argc, char ***argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &kvt_rank_world);
 }
 
+/* A communicator of c's live members that outlives the store, for
+ * kvt_finish after kv_close: a shrink, which every survivor completes
+ * alike even when a failure lands during it (a dup does not: one cut
+ * short left its output undefined at some ranks, and two survivors of a
+ * soak run crashed in kvt_finish on it); MPI_COMM_WORLD, counted as an
+ * error, if the shrink fails. */
+static inline MPI_Comm kvt_keep(MPI_Comm c) {
+    MPI_Comm keep = MPI_COMM_NULL;
+    if (MPIX_Comm_shrink(c, &keep) == MPI_SUCCESS && keep != MPI_COMM_NULL) return keep;
+    kvt_errors++;
+    return MPI_COMM_WORLD;
+}
+
 /* Write the verdict; call on every surviving rank of `comm`. */
 static inline int kvt_finish(MPI_Comm comm, const char *name) {
     int total = kvt_errors, rank = 0;

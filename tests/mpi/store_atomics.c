@@ -87,8 +87,7 @@ int main(int argc, char **argv) {
     MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, kv_comm(s));
     if (rank == 0) printf("MPI atomics issued by the store: %lld\n", all);
     KVT_CHECK(expect ? all > 0 : all == 0);
-    MPI_Comm keep;
-    MPI_Comm_dup(kv_comm(s), &keep);
+    MPI_Comm keep = kvt_keep(kv_comm(s));
     kv_close(s);
     kvt_finish(keep, "store_atomics");
     MPI_Finalize();

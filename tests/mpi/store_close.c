@@ -80,8 +80,7 @@ int main(int argc, char **argv) {
         KVT_CHECK(n == 1);
         s->failure_pending = true;  /* as an operation that met the dead leaves it */
     }
-    MPI_Comm keep;
-    MPI_Comm_dup(kv_comm(s), &keep);
+    MPI_Comm keep = kvt_keep(kv_comm(s));
     rc = kv_close(s);
     KVT_CHECK_RC(rc, KV_OK);
     printf("[rank %d] kv_close: %s\n", rank, kv_strerror(rc));

@@ -177,8 +177,7 @@ int main(int argc, char **argv) {
     kv_stats st;
     kv_get_stats(s, &st);
     printf("[rank %d] locks broken %lld\n", rank, st.locks_broken);
-    MPI_Comm keep;
-    MPI_Comm_dup(kv_comm(s), &keep);
+    MPI_Comm keep = kvt_keep(kv_comm(s));
     kv_close(s);
     kvt_finish(keep, "store_lockbreak");
     MPI_Finalize();

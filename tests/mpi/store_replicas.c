@@ -106,8 +106,7 @@ int main(int argc, char **argv) {
                 KVT_CHECK(strcmp(got, val) == 0);
             }
         }
-    MPI_Comm keep;
-    MPI_Comm_dup(kv_comm(s), &keep);
+    MPI_Comm keep = kvt_keep(kv_comm(s));
     kv_close(s);
     kvt_finish(keep, "store_replicas");
     MPI_Finalize();
