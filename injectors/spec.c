@@ -205,14 +205,22 @@ static int parse_seed(const char *v, kvi_spec *s, char *err, size_t len) {
 
 #define MAX_FOR_S 86400.0       /* the longest stop (a day) */
 
-static int parse_for(const char *v, kvi_spec *s, char *err, size_t len) {
+/* A number in (0, max] for item `name` into *out. */
+static int positive(const char *name, const char *v, double max, double *out, char *err,
+                    size_t len) {
     char *end;
     errno = 0;
     double x = strtod(v, &end);
-    if (errno || *end || !(x > 0 && x <= MAX_FOR_S))
-        return kvu_fail(err, len, "for: '%s' is not a number of seconds in (0, %.0f]", v, MAX_FOR_S);
-    s->for_s = x;
+    if (errno || end == v || *end || !(x > 0 && x <= max))
+        return max == HUGE_VAL ? kvu_fail(err, len, "%s: '%s' is not a number > 0", name, v)
+                               : kvu_fail(err, len, "%s: '%s' is not a number of seconds in "
+                                          "(0, %.0f]", name, v, max);
+    *out = x;
     return 0;
+}
+
+static int parse_for(const char *v, kvi_spec *s, char *err, size_t len) {
+    return positive("for", v, MAX_FOR_S, &s->for_s, err, len);
 }
 
 /* rate=: a whole number with a unit, kbit, mbit or gbit (per second), as
@@ -235,22 +243,13 @@ static int parse_rate(const char *v, kvi_spec *s, char *err, size_t len) {
 
 /* cascade=: the gap between one event and the next, in seconds (> 0). */
 static int parse_cascade(const char *v, kvi_spec *s, char *err, size_t len) {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (errno || end == v || *end || !(x > 0 && x <= MAX_FOR_S))
-        return kvu_fail(err, len, "cascade: '%s' is not a number of seconds in (0, %.0f]", v,
-                         MAX_FOR_S);
-    s->cascade_s = x;
-    return 0;
+    return positive("cascade", v, MAX_FOR_S, &s->cascade_s, err, len);
 }
 
 /* scale=: a trace's times are multiplied by it (> 0). */
 static int parse_scale(const char *v, kvi_spec *s, char *err, size_t len) {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (errno || end == v || *end || !(x > 0) || !isfinite(x))
+    double x;
+    if (positive("scale", v, HUGE_VAL, &x, err, len) || !isfinite(x))
         return kvu_fail(err, len, "scale: '%s' is not a number > 0", v);
     s->scale = x;
     return 0;
