@@ -39,6 +39,9 @@ static inline int kvi__end_signal(int sig, int role) {
     return sig == SIGSTOP ? SIGCONT : sig == KVI_LINK_DOWN || sig == KVI_LINK_SLOW ? KVI_LINK_UP : 0;
 }
 
+/* p without its leading and trailing white space (cut in place), spec.c. */
+char *kvi__trim(char *p);
+
 /* A gap between two failures drawn from s's law (KVI_WHEN_EXP or
  * KVI_WHEN_WEIBULL), schedule.c. */
 double kvi__draw_gap(const kvi_spec *s, kvi_rng *rng);

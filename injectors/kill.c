@@ -143,7 +143,7 @@ static int frozen(const kvi_event *evs, int n, int i) {
 
 /* s->freeze for a remote step: the template given STOP and the step's
  * ranks; 0 when there is none to stop or the template cannot say STOP. */
-static int freeze_command(const char *tmpl, const kvi_event *evs, int n, step *s) {
+static int freeze_command(const char *tmpl, int batch, const kvi_event *evs, int n, step *s) {
     if (!strstr(tmpl, "{signal}") && !strstr(tmpl, "{signum}")) return 0;
     kvi_event *ranks = malloc((size_t)s->count * sizeof *ranks);
     int m = 0, rc = -1;
@@ -154,8 +154,7 @@ static int freeze_command(const char *tmpl, const kvi_event *evs, int n, step *s
             ranks[m++].signal = SIGSTOP;
         }
     char cmd[CMD_MAX];
-    int batch = strstr(tmpl, "{pids}") != NULL;   /* one command, or one per rank */
-    for (int j = 0; j < m; j += batch ? m : 1)
+    for (int j = 0; j < m; j += batch ? m : 1)   /* one command, or one per rank */
         if (expand(tmpl, &ranks[j], batch ? m : 1, cmd) || put_line(&s->freeze, cmd)) goto out;
     rc = 0;
 out:
@@ -178,7 +177,7 @@ static int plan(const kvi_event *evs, int n, int all_local, int *err, int *local
         if (!local[i]) {
             char cmd[CMD_MAX];
             if (expand(tmpl, &evs[i], s->count, cmd) || !(s->cmd = strdup(cmd)) ||
-                freeze_command(tmpl, evs, n, s)) {
+                freeze_command(tmpl, batch, evs, n, s)) {
                 for (int j = i; j < i + s->count; j++) err[j] = EINVAL;   /* too long */
                 free(s->cmd);
                 free(s->freeze);

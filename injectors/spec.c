@@ -302,7 +302,7 @@ static int given(const int *seen, const char *name) {
     return 0;
 }
 
-static char *trim(char *p) {
+char *kvi__trim(char *p) {
     while (isspace((unsigned char)*p)) p++;
     char *e = p + strlen(p);
     while (e > p && isspace((unsigned char)e[-1])) *--e = '\0';
@@ -314,7 +314,7 @@ static int parse_item(char *item, kvi_spec *s, int *seen, char *err, size_t len)
     char *eq = strchr(item, '=');
     if (!eq) return kvu_fail(err, len, "%s: not name=value", item);
     *eq = '\0';
-    char *name = trim(item), *val = trim(eq + 1);
+    char *name = kvi__trim(item), *val = kvi__trim(eq + 1);
     for (int i = 0; i < NITEMS; i++) {
         if (strcmp(name, items[i].name)) continue;
         if (seen[i]) return kvu_fail(err, len, "%s: given twice", name);
@@ -393,7 +393,7 @@ int kvi_spec_parse(const char *text, kvi_spec *out, char *err, size_t errlen) {
     char *save = NULL;
     for (char *it = strtok_r(copy, ";\n", &save); it && rc == 0;
          it = strtok_r(NULL, ";\n", &save)) {
-        char *t = trim(it);
+        char *t = kvi__trim(it);
         if (*t) rc = parse_item(t, out, seen, err, errlen);
     }
     free(copy);

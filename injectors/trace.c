@@ -46,13 +46,6 @@ static int name_index(names *nm, const char *name) {
     return nm->n++;
 }
 
-static char *trim(char *p) {
-    while (isspace((unsigned char)*p)) p++;
-    char *e = p + strlen(p);
-    while (e > p && isspace((unsigned char)e[-1])) *--e = '\0';
-    return p;
-}
-
 /* One data line "time_s,node" into tr (at index tr->n). */
 static int parse_line(char *line, const char *path, int lineno, double prev, kvi__trace *tr,
                       names *nm, char *err, size_t len) {
@@ -60,7 +53,7 @@ static int parse_line(char *line, const char *path, int lineno, double prev, kvi
     if (!comma || strchr(comma + 1, ','))
         return kvu_fail(err, len, "when: %s line %d: not 'time_s,node'", path, lineno);
     *comma = '\0';
-    char *t = trim(line), *node = trim(comma + 1), *end;
+    char *t = kvi__trim(line), *node = kvi__trim(comma + 1), *end;
     errno = 0;
     double x = strtod(t, &end);
     if (!*t || *end || errno || !(x >= 0) || !isfinite(x))
@@ -95,7 +88,7 @@ int kvi__trace_read(const char *path, kvi__trace *tr, char *err, size_t len) {
                           sizeof buf - 2);
             break;
         }
-        char *line = trim(buf);
+        char *line = kvi__trim(buf);
         if (!*line || *line == '#') continue;
         if (!header) {
             if (strcmp(line, "time_s,node"))

@@ -208,8 +208,7 @@ int main(int argc, char **argv) {
                argv[1], argv[2], members, pairs, detect, mx[5], mx[3], mx[4], allpushed, alllost);
     }
     if (alllost) kvt_errors++;
-    MPI_Comm keep;
-    MPI_Comm_dup(kv_comm(s), &keep);
+    MPI_Comm keep = kvt_keep(kv_comm(s));
     kv_close(s);
     kvt_finish(keep, "bench_recovery");
     MPI_Finalize();

@@ -189,17 +189,22 @@ node_table() {
   for r in 1 2; do printf '%d %d %s %d %d\n' "$r" "${R[r]}" "$(hostname)" "${R[3]}" "${R[4]}" >"$dir/rank.$r"; done
   rm -f "$dir/rank.3" "$dir/rank.4"
 }
-node_table node
-START=$(date +%s.%N)
-OUT=$(timeout 30 "$BIN" --pids "$dir" --nranks 3 --schedule "target=node:$(hostname); when=time:0.2" \
-  --max-simultaneous 1 --log "$T/node/kill.log" --start-time "$START" --timeout 5 2>&1 >/dev/null)
-RC=$?
-if [ "$RC" -ne 0 ]; then fail "node: kv_inject exit $RC: $OUT"
-else
+# node_lost CASE SPEC: kv_inject SPEC over CASE's node table, its clock
+# from START; the node's four processes must die by SIGKILL and rank 0
+# live on; 1 when kv_inject failed.
+node_lost() {
+  START=$(date +%s.%N)
+  OUT=$(timeout 30 "$BIN" --pids "$dir" --nranks 3 --schedule "$2" \
+    --max-simultaneous 1 --log "$T/$1/kill.log" --start-time "$START" --timeout 5 2>&1 >/dev/null)
+  RC=$?
+  [ "$RC" -eq 0 ] || { fail "$1: kv_inject exit $RC: $OUT"; return 1; }
   for r in 4 3 2 1; do
-    if died_by "${R[r]}" 9; then ok "node: pid ${R[r]} died by SIGKILL"; else fail "node: $WHY"; fi
+    if died_by "${R[r]}" 9; then ok "$1: pid ${R[r]} died by SIGKILL"; else fail "$1: $WHY"; fi
   done
-  check "node: rank 0 (another node) still alive" "node: rank 0 was hit" [ "$(state "${R[0]}")" = S ]
+  check "$1: rank 0 (another node) still alive" "$1: rank 0 was hit" [ "$(state "${R[0]}")" = S ]
+}
+node_table node
+if node_lost node "target=node:$(hostname); when=time:0.2"; then
   got=$(awk -F, 'NR > 1 {printf "%s:%s:%s ", $6, $2, $3}' "$T/node/kill.log")
   want="daemon-parent:-1:${R[4]} daemon:-1:${R[3]} rank:2:${R[2]} rank:1:${R[1]} "
   check "node: kill log by role: $got" "node: kill log '$got', wanted '$want'" [ "$got" = "$want" ]
@@ -211,16 +216,7 @@ fi
 # at +0.2 s, its daemon-parent, daemon and ranks killed.
 node_table trace
 printf '# one failure\ntime_s,node\n0.1,cn0042\n' > "$T/trace/log.csv"
-START=$(date +%s.%N)
-OUT=$(timeout 30 "$BIN" --pids "$dir" --nranks 3 --schedule "target=node:random; when=trace:$T/trace/log.csv; scale=2" \
-  --max-simultaneous 1 --log "$T/trace/kill.log" --start-time "$START" --timeout 5 2>&1 >/dev/null)
-RC=$?
-if [ "$RC" -ne 0 ]; then fail "trace: kv_inject exit $RC: $OUT"
-else
-  for r in 4 3 2 1; do
-    if died_by "${R[r]}" 9; then ok "trace: pid ${R[r]} died by SIGKILL"; else fail "trace: $WHY"; fi
-  done
-  check "trace: rank 0 (another node) still alive" "trace: rank 0 was hit" [ "$(state "${R[0]}")" = S ]
+if node_lost trace "target=node:random; when=trace:$T/trace/log.csv; scale=2"; then
   t=$(awk -F, 'NR == 2 {printf "%.6f", $7 / 1e9}' "$T/trace/kill.log")
   check "trace: the node lost at +0.2 s" "trace: lost at $t, wanted $START + 0.2" \
     near "$t" "$(awk -v s="$START" 'BEGIN { printf "%.6f", s + 0.2 }')"

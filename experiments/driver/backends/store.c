@@ -254,11 +254,8 @@ static int store_close(drv_ctx *x, int bad) {
     store_run *st = x->priv;
     if (!kv_is_spare(x->kv)) {
         int me = kv_rank(x->kv);
-        MPI_Comm keep;
-        MPI_Comm_dup(kv_comm(x->kv), &keep);
         kv_close(x->kv);
         if (me == 0) drv_verdict(bad, "kv_driver", "verify errors");
-        MPI_Comm_free(&keep);
     } else {
         kv_close(x->kv);
     }
