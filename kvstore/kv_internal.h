@@ -224,6 +224,9 @@ struct kv_store {
     kv_recovery_times *rec;
     int nrec, crec;
     bool trace;             /* KV_TRACE set: recovery steps to stderr */
+    /* The fence (fence.c): when the last operation that completed on
+     * another node began (kv_clock_ns). */
+    int64_t lease_ns;
 };
 
 /* The slots a key may occupy from its home on: max_probe of them, or the
@@ -231,6 +234,21 @@ struct kv_store {
 static inline uint32_t kvs_probes(const kv_store *s) {
     return (uint32_t)s->cfg.max_probe < s->nslots ? (uint32_t)s->cfg.max_probe : (uint32_t)s->nslots;
 }
+
+/* The fence against a rank reported failed that runs on (fence.c).
+ * kvf_needed: the store spans nodes (else every kvf_ call does nothing).
+ * kvf_start: an operation's start, for kvf_leased (may it answer from its
+ * own node alone?) and kvf_renew (it completed on another node).
+ * kvf_off_node: the first of ids on another node, or -1.  kvf_recorded:
+ * recovery waits for this process's MPI to record the failures the shrink
+ * agreed on; kvf_hold: the survivors' pause before they serve again. */
+bool kvf_needed(const kv_store *s);
+int64_t kvf_start(const kv_store *s);
+bool kvf_leased(const kv_store *s, int64_t t0);
+void kvf_renew(kv_store *s, int64_t t0);
+int kvf_off_node(const kv_store *s, const int *ids, int n);
+void kvf_recorded(kv_store *s, MPI_Comm old, int nfailed);
+void kvf_hold(const kv_store *s);
 
 /* Recovery tracing (environment KV_TRACE=1), one line per step. */
 #define KVR_TRACE(s, ...)                                                      \

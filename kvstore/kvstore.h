@@ -320,7 +320,9 @@ const kv_config *kv_get_config(const kv_store *s);
     X(windows_abandoned, "old windows left allocated by the workaround")       \
     X(locks_broken, "slot locks of failed ranks reset")                        \
     X(restore_full, "restored copies that found no free slot (lost there)")    \
-    X(checkpoints, "kv_checkpoint calls completed (variant checkpoint-restart)")
+    X(checkpoints, "kv_checkpoint calls completed (variant checkpoint-restart)") \
+    X(lease_reads, "reads on another node made only to renew the fence's lease") \
+    X(fence_unrecorded, "recoveries that went on before MPI recorded a failure")
 
 typedef struct kv_stats {
 #define KV_STATS_FIELD_(name, what) long long name;
@@ -347,6 +349,9 @@ typedef struct kv_recovery_times {
                                               * packing, the exchange (sending and
                                               * waiting, also during the scan), the
                                               * inserts of what arrived */
+    double fence_us;            /* part of total_us across nodes: the wait for MPI to record
+                                 * the failures, and the pause before serving again that
+                                 * keeps a rank evicted alive from answering */
     double stopped_us;          /* how long this rank served no operation: total_us where
                                  * every copy is restored before serving, the part before
                                  * the background copy for variant online */

@@ -202,6 +202,21 @@ static int kvo_lookup(kv_store *s, const kvo_key *k, int rank) {
     return KV_ERR_NOT_FOUND;
 }
 
+/* An answer from this rank's own node alone, past its lease: read the
+ * lock word of the key's home slot at a replica on another node first
+ * (fence.c).  Only an evicted rank's read can fail it; with no replica on
+ * another node there is nothing to fence. */
+static int kvo_renew_lease(kv_store *s, const kvo_key *k, int64_t t0) {
+    int id = kvf_off_node(s, k->ids, k->nrep);
+    if (id < 0) return KV_OK;
+    unsigned char word[8];
+    int rc = kvo_read(s, s->target_of_id[id], k->home, sizeof word, word);
+    if (rc) return rc;
+    s->st.lease_reads++;
+    kvf_renew(s, t0);
+    return KV_OK;
+}
+
 int kv_get(kv_store *s, const void *key, size_t klen, void *out, size_t buflen, size_t *vlen) {
     kvo_key k;
     int rc = kvo_prepare(s, key, klen, &k);
@@ -211,7 +226,8 @@ int kv_get(kv_store *s, const void *key, size_t klen, void *out, size_t buflen, 
     s->st.gets++;
     /* While copies are still being restored (online), the old holders. */
     if (s->bg) k.nrep = kvr_background_readable(s, k.kh, k.ids, k.nrep);
-    /* Prefer a local copy, then replicas in placement order. */
+    /* Prefer a local copy, then replicas in placement order.  An answer
+     * that no other node took part in needs the fence's lease (fence.c). */
     int order[KVO_MAX_R], n = 0;
     for (int i = 0; i < k.nrep; i++)
         if (k.ids[i] == s->my_id) order[n++] = k.ids[i];
@@ -221,13 +237,21 @@ int kv_get(kv_store *s, const void *key, size_t klen, void *out, size_t buflen, 
      * could not place (stats.restore_full) is then still found, and every
      * reader gives the same answer.  A torn copy falls back to the next. */
     rc = KV_ERR_NOT_FOUND;
-    bool missed = false;
+    bool missed = false, elsewhere = false;
+    int64_t t0 = kvf_start(s);
     for (int i = 0; i < n; i++) {
         int r = kvo_lookup(s, &k, s->target_of_id[order[i]]);
+        bool answered = r == KV_OK || r == KV_ERR_NOT_FOUND || r == KV_ERR_CORRUPT || r == KV_ERR_BUSY;
+        if (answered && s->node_of_id[order[i]] != s->my_node) elsewhere = true;
         if (r == KV_ERR_NOT_FOUND) { missed = true; rc = r; continue; }
         if (r != KV_ERR_CORRUPT) { rc = r; break; }
         s->st.replica_fallbacks++;
         if (!missed) rc = r;
+    }
+    if (elsewhere) kvf_renew(s, t0);
+    else if ((rc == KV_OK || rc == KV_ERR_NOT_FOUND) && !kvf_leased(s, t0)) {
+        int r = kvo_renew_lease(s, &k, t0);
+        if (r) return kvo_status(s, r);
     }
     if (rc == KV_OK) {
         const kvs_hdr *h = kvs_hdr_of(s->buf);
@@ -563,7 +587,10 @@ static int kvo_write_op(kv_store *s, const void *key, size_t klen, kvo_write *w)
     int rc = kvo_prepare(s, key, klen, &k);
     if (rc) return rc;
     if (kvw_maybe(s)) return kvo_interrupted(s);
-    return kvo_status(s, kvo_write_key(s, &k, k.ids, k.nrep, w));
+    int64_t t0 = kvf_start(s);
+    rc = kvo_write_key(s, &k, k.ids, k.nrep, w);
+    if (rc == KV_OK && kvf_off_node(s, k.ids, k.nrep) >= 0) kvf_renew(s, t0);
+    return kvo_status(s, rc);
 }
 
 int kv_put(kv_store *s, const void *key, size_t klen, const void *val, size_t vlen) {

@@ -129,6 +129,11 @@ static int kvr_shrink(kv_store *s, kvr_ctx *c) {
     KVR_TRACE(s, "shrink rc %d", rc);
     if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     MPI_Comm_set_errhandler(nall, MPI_ERRORS_RETURN);
+    int nsurv = 0;
+    MPI_Comm_size(nall, &nsurv);
+    t = kv_clock_ns();
+    kvf_recorded(s, s->all, s->all_size - nsurv);  /* the fence goes up here */
+    c->rt.fence_us += us_since(t);
     int *ids = NULL;
     if (brief(s) && (rc = ids_after_shrink(s, nall, &ids)) != KV_OK) {
         MPI_Comm_free(&nall);
@@ -532,6 +537,9 @@ int kvr_recover(kv_store *s) {
     s->failure_ns = 0;
     for (int i = 0; i < s->nids; i++) c.rt.failed += c.failed[i];
     if (rc == KV_OK) {
+        int64_t t = kv_clock_ns();
+        kvf_hold(s);  /* an evicted rank's lease runs out (fence.c) */
+        c.rt.fence_us += us_since(t);
         s->epoch++;
         s->st.recoveries++;
         c.rt.epoch = s->epoch;

@@ -23,8 +23,11 @@ or delete shows up as a read no order can explain.  The summary also says
 how many recoveries a rank ran at most (its "N" line): a run in which
 nobody died must have run none; when the last survivor noticed the
 first failure (the "D" lines), from which run.sh measures detection; and,
-with --evicted, the answers that ranks reported failed while alive gave
-once a survivor served again without them (there must be none).
+with --evicted, the operations that ranks reported failed while alive
+answered although their clients asked them once a survivor served again
+without them (there must be none: the store's fence, kvstore/fence.c,
+lets such a rank answer only what it was asked before; an answer to an
+earlier question may come later, and the history must explain it).
 
 The search is Wing and Gong's, with memoisation of (operations linearized,
 register value) as in Lowe's and Porcupine's versions: operations are
@@ -211,16 +214,16 @@ def main():
     ap.add_argument("--json", help="write a summary here")
     ap.add_argument("--evicted", default="", metavar="RANKS",
                     help="ranks (comma-separated) reported failed while alive: none may answer an "
-                         "operation once a survivor serves again without them (its recovery has "
-                         "cleared their locks by then)")
+                         "operation its client asked once a survivor served again without them")
     a = ap.parse_args()
     by_key, audits, recoveries, noticed, problems = read_logs(a.logdir)
     evicted = {int(r) for r in a.evicted.split(",") if r}
     resumed = min((m for r, (_, m) in noticed.items() if m is not None and r not in evicted), default=None)
     late = [] if resumed is None else [op for ops in by_key.values() for op in ops
-                                       if op.rank in evicted and op.result is not None and op.ret > resumed]
+                                       if op.rank in evicted and op.result is not None and op.call >= resumed]
     for op in sorted(late, key=lambda o: o.ret)[:10]:
-        print(f"evicted rank {op.rank} answered after the others served again without it: {op!r}")
+        print(f"evicted rank {op.rank} answered what it was asked after the others served again "
+              f"without it: {op!r}")
     bad_keys, lost_keys = [], []
     nops = 0
     for key in sorted(by_key):

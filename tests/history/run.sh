@@ -259,7 +259,7 @@ case $SCENARIO in node|node2|cascade) VICTIMS=$(awk -F, 'NR > 1 && $6 == "rank" 
 # nor a stop that stopped none, nor a cut that cut nothing
 NOKILL=; case $SCENARIO in node|node2|cascade) [ -z "$VICTIMS" ] && NOKILL=1 ;; esac
 # a lost daemon: its node's ranks are reported failed though they live; none
-# may answer its client once the others serve again (check.py --evicted)
+# may answer what its client asked once the others serve again (check.py --evicted)
 EVICTED=
 if [ "$SCENARIO" = daemon ]; then
   grep -q ',daemon,' "$OUT/kills.csv" 2>/dev/null || NOKILL=1

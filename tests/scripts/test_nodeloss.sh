@@ -188,7 +188,9 @@ if "$ROOT/scripts/node-loss-survivable" >/dev/null; then  # patched: the job sur
     fail "mpirun did not report $node's daemon as absorbed: $(tail -3 "$WORK/kill/kvrun.err")"
   [ "$RUN_RC" -eq 1 ] && [[ $RUN_LAST == *"FINISHED FAIL mpi_busy errors="* ]] ||
     fail "kvrun exit $RUN_RC, not the survivors' verdict FAIL (they saw the failure): $RUN_LAST"
-  say "the job went on without $node: the survivors wrote their verdict"
+  ! grep -q 'returned MPI_SUCCESS with the sum' "$WORK/kill/kvrun.out" ||
+    fail "a survivor's MPI_Allreduce succeeded with a wrong sum: $(grep -m1 'with the sum' "$WORK/kill/kvrun.out")"
+  say "the job went on without $node: the survivors wrote their verdict, and no allreduce that succeeded was wrong"
 else  # stock: the launcher ends the job
   [ "$RUN_RC" -eq 4 ] || fail "kvrun exit $RUN_RC, not 4 (ABORTED): $RUN_LAST"
   [[ $RUN_LAST == *ABORTED*"PRTE has lost communication with a remote daemon"*"on node $node"* ]] ||
