@@ -6,7 +6,9 @@
 # reported as lost; an interrupted put may or may not have happened (both
 # pass); a put by a rank that died mid-call may take effect later; a read
 # of a value nobody wrote fails; a nonzero audit line fails; no audit line
-# (no survivor finished) fails.
+# (no survivor finished) fails; with --evicted, a rank reported failed
+# while alive may answer a question asked before the survivors served
+# again, however late, but none asked after.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CHECK=$ROOT/tests/history/check.py
@@ -16,7 +18,7 @@ case_() {  # name expect(pass|fail|lost) ; logs on stdin as "RANK|line"
   local name=$1 expect=$2 d=$W/$1
   mkdir -p "$d"
   while IFS='|' read -r rank line; do echo "$line" >> "$d/ops.$rank"; done
-  out=$(python3 "$CHECK" "$d" 2>&1); rc=$?
+  out=$(python3 "$CHECK" "$d" ${ARGS:-} 2>&1); rc=$?
   got=pass; [ $rc -ne 0 ] && got=fail
   [ $rc -ne 0 ] && grep -q '^lost' <<<"$out" && got=lost
   if [ "$got" = "$expect" ]; then echo "ok   $name ($got)"
@@ -36,6 +38,23 @@ case_ concurrent-legal pass <<'L'
 0|R 2 510 notfound -
 0|A 0
 1|A 0
+L
+# rank 1 reported failed while alive; survivor 0 served again at 500
+ARGS="--evicted 1" case_ evicted-earlier-question pass <<'L'
+0|C 0 100 k put a
+0|R 0 200 ok -
+1|C 0 400 k get -
+1|R 0 600 ok a
+0|D 1 450 500
+0|A 0
+L
+ARGS="--evicted 1" case_ evicted-later-question fail <<'L'
+0|C 0 100 k put a
+0|R 0 200 ok -
+1|C 0 550 k get -
+1|R 0 600 ok a
+0|D 1 450 500
+0|A 0
 L
 case_ stale-read fail <<'L'
 0|C 0 100 k put a
