@@ -10,11 +10,11 @@
  * The fence has two halves, and a store on one node needs neither (a lost
  * daemon there ends the job):
  *
- * - Nothing it sends reaches a survivor.  A survivor's Open MPI drops the
- *   connection of a process it recorded as failed before it applies
- *   anything more from it (patches 0006 and 0007, btl/tcp), and a survivor's recovery
- *   waits until its MPI has recorded every member the shrink left out
- *   (kvf_recorded).  So an operation of the evicted that touches another
+ * - Nothing it sends reaches a survivor.  A survivor's Open MPI stops
+ *   reading the connection of a process it recorded as failed before it
+ *   applies anything more from it (patches 0006 and 0007, btl/tcp), and a
+ *   survivor's recovery waits until its MPI has recorded every member the
+ *   shrink left out (kvf_recorded).  So an operation of the evicted that touches another
  *   node completes only if that node carried it out before its fence went
  *   up, which is before any survivor finished the recovery.
  * - What it reads on its own node alone proves nothing, so such a read is
@@ -32,8 +32,9 @@
  * almost every operation: most copies are elsewhere).  Time is each
  * host's CLOCK_MONOTONIC; only durations are compared across hosts.
  * Over InfiniBand the adapter writes into a window without the host's
- * processor, and dropping a connection does not stop it: there the first
- * half needs the window's registration withdrawn, which no MPI offers.
+ * processor, and not reading a connection does not stop it: there the
+ * first half needs the window's registration withdrawn, which no MPI
+ * offers.
  */
 #include "kv_internal.h"
 
