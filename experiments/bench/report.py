@@ -700,26 +700,34 @@ FAULTS = {"single": "kill: one rank", "rank0": "kill: rank 0", "double": "kill: 
 STRAGGLERS = ("stop", "node-stop", "partition", "slow")  # the scenarios that kill nobody
 
 
-def faults():
+def faults(files=None):
     """Every fault kind the soaks inject, by variant, backend and hosts:
     the history soak on one host (soak.csv) and the soaks across the test
     cluster's hosts (multihost*.csv, their soak rows), those only whose
     kvstore/ and patches/ are the code of soak.csv (the others are named
     under the table); detection, from the fault to the last survivor's
-    notice, where the runs measured it."""
-    base = rows("soak.csv")
-    if not base:
-        return []
+    notice, where the runs measured it.  With files, those soaks across
+    hosts alone, at their own code (one table per code)."""
     meta = lambda n: benchfiles.revisions(meta_path(n)) or ["NA"]  # noqa: E731
     g = collections.defaultdict(list)
-    for x in base:
-        g[(x["scenario"], 1, x["variant"], x["backend"])].append((x["outcome"], x.get("detect_ms", "NA")))
-    used, left = ["soak.csv"], []
-    for n in sorted(n for n in os.listdir(BENCH) if n.startswith("multihost") and n.endswith(".csv")):
+    if files is None:
+        base = rows("soak.csv")
+        if not base:
+            return []
+        for x in base:
+            g[(x["scenario"], 1, x["variant"], x["backend"])].append((x["outcome"], x.get("detect_ms", "NA")))
+        used, left, ref = ["soak.csv"], [], meta("soak.csv")
+        names = sorted(n for n in os.listdir(BENCH) if n.startswith("multihost") and n.endswith(".csv"))
+    else:
+        names = [n for n in files if rows(n)]
+        if not names:
+            return []
+        used, left, ref = [], [], meta(names[0])
+    for n in names:
         r = [x for x in rows(n) if x.get("kind") == "soak"]
         if not r:
             continue
-        if same_code(meta("soak.csv") + meta(n)) is not True:
+        if same_code(ref + meta(n)) is not True:
             left.append(f"{n} ({', '.join(meta(n))})")
             continue
         used.append(n)
@@ -978,7 +986,9 @@ TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery
           "timeline-create": lambda: timeline("timeline-create.csv"),
           "timeline-3hosts-create": lambda: timeline("timeline-3hosts-create.csv"),
           "timeline-revs": lambda: timeline("timeline-revs.csv"),
-          "variants": variants, "faults": faults, "conformance": conformance, "provenance": provenance}
+          "variants": variants, "faults": faults,
+          "faults-fenced": lambda: faults(["multihost-daemon-fenced-create.csv"]),
+          "conformance": conformance, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc", "variants"}  # variants: its code columns
 # The file each table reads first (what --file replaces).
@@ -994,7 +1004,8 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "timeline": "timeline.csv", "timeline-3hosts": "timeline-3hosts.csv",
            "timeline-create": "timeline-create.csv", "timeline-3hosts-create": "timeline-3hosts-create.csv",
            "timeline-revs": "timeline-revs.csv",
-           "variants": "timeline.csv", "faults": "soak.csv", "conformance": "conformance.csv"}
+           "variants": "timeline.csv", "faults": "soak.csv",
+           "faults-fenced": "multihost-daemon-fenced-create.csv", "conformance": "conformance.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 
 
