@@ -14,9 +14,10 @@
  *   reading the connection of a process it recorded as failed before it
  *   applies anything more from it (patches 0006 and 0007, btl/tcp), and a
  *   survivor's recovery waits until its MPI has recorded every member the
- *   shrink left out (kvf_recorded).  So an operation of the evicted that touches another
- *   node completes only if that node carried it out before its fence went
- *   up, which is before any survivor finished the recovery.
+ *   shrink left out (kvf_recorded).  So an operation of the evicted that
+ *   touches another node completes only if that node carried it out
+ *   before its fence went up, which is before any survivor finished the
+ *   recovery.
  * - What it reads on its own node alone proves nothing, so such a read is
  *   answered only under a lease: within KVF_LEASE_NS of the start of one of
  *   its operations that completed on another node, or with a read made

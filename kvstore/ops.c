@@ -589,7 +589,7 @@ static int kvo_write_op(kv_store *s, const void *key, size_t klen, kvo_write *w)
     if (kvw_maybe(s)) return kvo_interrupted(s);
     int64_t t0 = kvf_start(s);
     rc = kvo_write_key(s, &k, k.ids, k.nrep, w);
-    if (rc == KV_OK && kvf_off_node(s, k.ids, k.nrep) >= 0) kvf_renew(s, t0);
+    if (rc == KV_OK && kvf_needed(s) && kvf_off_node(s, k.ids, k.nrep) >= 0) kvf_renew(s, t0);
     return kvo_status(s, rc);
 }
 

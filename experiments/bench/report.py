@@ -710,19 +710,21 @@ def faults(files=None):
     hosts alone, at their own code (one table per code)."""
     meta = lambda n: benchfiles.revisions(meta_path(n)) or ["NA"]  # noqa: E731
     g = collections.defaultdict(list)
+    used, left = [], []
     if files is None:
         base = rows("soak.csv")
         if not base:
             return []
         for x in base:
             g[(x["scenario"], 1, x["variant"], x["backend"])].append((x["outcome"], x.get("detect_ms", "NA")))
-        used, left, ref = ["soak.csv"], [], meta("soak.csv")
+        used.append("soak.csv")
+        ref = meta("soak.csv")
         names = sorted(n for n in os.listdir(BENCH) if n.startswith("multihost") and n.endswith(".csv"))
     else:
         names = [n for n in files if rows(n)]
         if not names:
             return []
-        used, left, ref = [], [], meta(names[0])
+        ref = meta(names[0])
     for n in names:
         r = [x for x in rows(n) if x.get("kind") == "soak"]
         if not r:

@@ -221,7 +221,7 @@ def main():
     resumed = min((m for r, (_, m) in noticed.items() if m is not None and r not in evicted), default=None)
     late = [] if resumed is None else [op for ops in by_key.values() for op in ops
                                        if op.rank in evicted and op.result is not None and op.call >= resumed]
-    for op in sorted(late, key=lambda o: o.ret)[:10]:
+    for op in sorted(late, key=lambda o: o.call)[:10]:
         print(f"evicted rank {op.rank} answered what it was asked after the others served again "
               f"without it: {op!r}")
     bad_keys, lost_keys = [], []

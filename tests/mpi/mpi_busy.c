@@ -26,16 +26,16 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    const int want = size * (size - 1) / 2;  /* every sum */
     double seconds = argc > 1 ? atof(argv[1]) : 1.0, t0 = MPI_Wtime();
     long rounds = 0;
     for (int go = 1; go;) {
         int sum = -1, rc = MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         KVT_CHECK_RC(rc, MPI_SUCCESS);
-        KVT_CHECK(sum == size * (size - 1) / 2);
-        if (rc == MPI_SUCCESS && sum != size * (size - 1) / 2)  /* a failure may fail it, never falsify it */
-            printf("rank %d: MPI_Allreduce returned MPI_SUCCESS with the sum %d, not %d\n", rank, sum,
-                   size * (size - 1) / 2);
-        if (rc != MPI_SUCCESS || sum != size * (size - 1) / 2) {  /* a failure: the verdict says so */
+        KVT_CHECK(sum == want);
+        if (rc == MPI_SUCCESS && sum != want)  /* a failure may fail it, never falsify it */
+            printf("rank %d: MPI_Allreduce returned MPI_SUCCESS with the sum %d, not %d\n", rank, sum, want);
+        if (rc != MPI_SUCCESS || sum != want) {  /* a failure: the verdict says so */
             MPIX_Comm_revoke(MPI_COMM_WORLD);
             break;
         }
