@@ -268,9 +268,12 @@ stop_munge() {
   local p
   p=$(tr -dc '0-9' <"$MUNGED_MARK")
   if alive "$p" && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = munged ]; then
-    if [ -n "$(live_pids slurmctld)$(live_pids slurmd)" ]; then
+    local others
+    others=$(for o in $(live_pids slurmctld) $(live_pids slurmd); do
+      printf '%s %s (%s) ' "$(cat "/proc/$o/comm" 2>/dev/null)" "$o" "$(conf_of_pid "$o")"; done)
+    if [ -n "$others" ]; then
       # another test cluster's daemons need it (munged serves the machine)
-      log "leaving munged (pid $p) running: other Slurm daemons use it"
+      log "leaving munged (pid $p) running: other Slurm daemons use it: $others"
       rm -f "$MUNGED_MARK"; return 0
     fi
     log "stopping munged (pid $p)"

@@ -101,11 +101,40 @@ if want kvrun-crash; then
   else record "kvrun --no-verdict reports a rank's crash as CRASHED" fail "(rc $rc: $(tail -1 <<<"$out"))"; fi
 fi
 
+# The daemons a test may start (the runtime's, Slurm's, munge's): none that
+# a script test started may outlive it.  One left behind fails that test,
+# named, and is stopped so that it cannot make a later test fail instead.
+daemons() {  # "name:pid" of each live (not zombie) daemon, sorted
+  local n p
+  for n in prterun prted slurmctld slurmd slurmstepd munged; do
+    for p in $(pgrep -x "$n"); do
+      grep -q '^State:[[:space:]]*Z' "/proc/$p/status" 2>/dev/null || echo "$n:$p"
+    done
+  done | sort
+}
+left_behind() {  # daemons-before: the daemons started since, after a 5 s grace
+  local i new
+  for ((i = 0; i < 10; i++)); do
+    new=$(comm -13 <(echo "$1") <(daemons))
+    [ -z "$new" ] && return 0
+    sleep 0.5
+  done
+  echo "$new" | tr '\n' ' '
+  # shellcheck disable=SC2046  # one pid per word
+  kill -KILL $(sed 's/.*://' <<<"$new") 2>/dev/null
+}
+
 if compgen -G "$ROOT/tests/scripts/test_*.sh" >/dev/null; then
   echo "== script tests"
   for t in "$ROOT"/tests/scripts/test_*.sh; do
     name=$(basename "$t" .sh); want "$name" || continue
+    before=$(daemons)
     out=$(timeout 1200 bash "$t" 2>&1); rc=$?
+    left=$(left_behind "$before")
+    if [ -n "$left" ]; then
+      out+=$'\n'"left behind (now killed): $left"
+      case $rc in 0|77) rc=1 ;; esac
+    fi
     echo "$out" > "$LOG/$name.log"
     if [ "$rc" -eq 0 ]; then record "$name" pass
     elif [ "$rc" -eq 77 ]; then record "$name" skip "$(tail -1 <<<"$out")"

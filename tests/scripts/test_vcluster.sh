@@ -47,7 +47,8 @@ leftovers() {
   ip -o link show | grep -E ": (kvbrt|kvvt-)" | awk -F': ' '{print "link", $2}'
   grep -F "$KV_CLUSTER_DIR" /proc/self/mountinfo | awk '{print "mount", $5}'
   [ "$(sha256sum </etc/hosts)" = "$HOSTS_SUM" ] || echo "/etc/hosts changed"
-  if [ -z "$MUNGED_BEFORE" ] && [ -n "$(live munged)" ] && [ -z "$(live slurmctld)" ]; then
+  # munged is ours to stop unless other Slurm daemons use it (slurm/cluster.sh's rule)
+  if [ -z "$MUNGED_BEFORE" ] && [ -n "$(live munged)" ] && [ -z "$(live slurmctld)$(live slurmd)" ]; then
     echo "munged $(live munged)"
   fi
 }
