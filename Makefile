@@ -98,7 +98,7 @@ $(BUILD)/tests/history/%.o:    INC := $(I_KV) -Itests/mpi
 $(BUILD)/tests/dialect/%.o:    INC := -Iexperiments/driver
 $(BUILD)/tests/fuzz/%.o:       INC := $(I_DRV) -Itests/fuzz
 
-.PHONY: all deps lib tests test test-sanitize fuzz fuzz-targets run bench soak report figures \
+.PHONY: all deps lib tests test test-sanitize fuzz fuzz-targets run bench soak report stale figures bench-figures \
         install clean distclean FORCE
 all: lib tests $(PROGRAMS)
 
@@ -191,6 +191,10 @@ DIR ?= results/default
 figures:
 	python3 analysis/figures.py $(DIR)
 
+# every figure of results/bench/, redrawn from the committed files (no set-up)
+bench-figures:
+	python3 analysis/bench_figures.py
+
 soak: all
 	bash experiments/bench/soak.sh
 
@@ -199,6 +203,10 @@ bench: all
 
 report:
 	python3 experiments/bench/report.py update
+
+# the result files that no longer stand for the code, MPI build and machine at hand
+stale:
+	python3 experiments/bench/report.py stale
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

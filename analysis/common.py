@@ -3,7 +3,7 @@ results.Run (throughput, timeline, recovery phases along the critical
 path, recovery spans, latency histograms), grouping and ordering of
 variants, and matplotlib plumbing (Agg backend, titles with the campaign
 and run count, "no data" notes, saving every figure as PNG and PDF).
-Repetitions are summarised by stats.py (median, 95% bootstrap interval, n).
+Repetitions are summarised by stats.py (median, 95% distribution-free interval, n).
 
 The recovery of one failure is followed along its critical path: the
 survivor that resumed last (largest detect + total, or total when the

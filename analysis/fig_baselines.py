@@ -3,10 +3,10 @@
 baseline_checkpoint: in-memory recovery against checkpoint/restart (variant
 `checkpoint-restart`, also accepted as `checkpoint`): median per-run total
 recovery time (ms, detection excluded, common.run_recovery) per
-configuration, with its 95% bootstrap interval (stats.py).
+configuration, with its 95% distribution-free interval (stats.py).
 baseline_redis: the store against Redis (variant `redis`): median per-run
 throughput (ops/s) of failure-free runs (common.failure_free) per
-configuration, with its 95% bootstrap interval; when Redis runs exist only store runs of
+configuration, with its 95% distribution-free interval; when Redis runs exist only store runs of
 the same workload and records are shown.
 Both say "no data yet" on the figure while the baseline's runs are absent.
 """

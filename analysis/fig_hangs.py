@@ -1,7 +1,7 @@
 """Hang rate per variant and backend (hang_rate.png/.pdf): for every run in
 runs.csv (plus runs found only by their meta.json), the fraction whose
 status is `hung`, one bar per backend within each variant, with its 95%
-Wilson interval (stats.rate) and "hung/total" written on each bar."""
+Clopper-Pearson interval (stats.rate) and "hung/total" written on each bar."""
 import numpy as np
 
 import common as C
@@ -38,7 +38,7 @@ def make(camp, out, gp):
                 txt.append(f"{h}/{n}")
         bars = ax.bar(xs, ys, width=width * 0.9, label=f"backend {b}")
         ax.errorbar(xs, ys, yerr=[lo, hi], fmt="none", ecolor="k", capsize=4,
-                    label="95% Wilson interval" if j == 0 and xs else None)
+                    label="95% Clopper-Pearson interval" if j == 0 and xs else None)
         for rect, t in zip(bars, txt):
             ax.annotate(t, (rect.get_x() + rect.get_width() / 2, rect.get_height()),
                         xytext=(0, 3), textcoords="offset points", ha="center", fontsize=9)

@@ -7,7 +7,7 @@ the median throughput of the failure-free runs of variant `none` with the
 same workload, workload.records and ranks (and backend when such runs
 exist); the ratios are
 drawn against meta.json replicas, one line per variant and backend, median
-with its 95% bootstrap interval (stats.py) and n per point.  Without a `none` baseline the figure holds only a
+with its 95% distribution-free interval (stats.py) and n per point.  Without a `none` baseline the figure holds only a
 "no data" note; variants without failure-free runs are named in a note.
 The baselines (checkpoint-restart, redis) are left out.
 """

@@ -5,13 +5,13 @@ workarounds, from results/bench/.
 Reads proposed.csv and proposed-overhead.csv (BENCH=proposed make bench)
 and hangs-rdma*.csv (make soak), and draws one figure with four panels:
   a. recovery time without detection, per variant, for every ranks x pairs
-     cell measured: median total with its 95% bootstrap interval, and
+     cell measured: median total with its 95% distribution-free interval, and
      inside its bar the median windows phase (the rest is mostly
      re-replication);
   b. detection: time from the kill to the first survivor noticing it,
      median per variant and cell, with its interval;
   c. hang rate on osc/rdma (backend create) with random kill times, per
-     variant, with the number of runs and its 95% Wilson interval;
+     variant, with the number of runs and its 95% Clopper-Pearson interval;
   d. failure-free YCSB B and C throughput relative to variant none's
      median: the median over the repetitions with its interval.
 Usage: fig_proposed.py [BENCH_DIR [OUT_DIR]]  (default results/bench,

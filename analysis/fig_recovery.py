@@ -5,14 +5,14 @@ recovery_phases: one stacked bar per configuration (variant): the phases
 path of the median run, that is of the run whose total is the median's
 (common.critical_paths: the survivor that resumed last), so the stack is
 one rank's recovery and adds up to its total; the marker is the median
-total over runs with its 95% bootstrap interval (stats.py) and n;
+total over runs with its 95% distribution-free interval (stats.py) and n;
 detection (the same ranks') in a panel of its own, median and interval.
 Writes data/recovery_phases.csv for gnuplot.
 
 recovery_vs_ranks, recovery_vs_pairs: the per-run total (ms, critical
 path) against meta.json ranks - spares and workload.records, one line per
 variant (and the other configuration fields that differ), median with its
-95% bootstrap interval.
+95% distribution-free interval.
 """
 import os
 
@@ -109,7 +109,7 @@ def make_phases(camp, out, gp):
     ax.set_ylabel("recovery time (ms), detection excluded")
     axd.set_ylabel("detection time (ms)")
     ax.set_title("stack: the phases of the survivor that resumed last, in the median run\n"
-                 "marker: median total over runs, 95% bootstrap CI", fontsize=9)
+                 "marker: median total over runs, 95% CI (order statistics)", fontsize=9)
     axd.set_title("detection of the same survivors", fontsize=9)
     if not entries:
         C.note(ax, "no data: the campaign has no runs")

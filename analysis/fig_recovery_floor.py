@@ -6,7 +6,7 @@ run, phases windows, rereplicate and total, each with the floor measured
 on the same survivors right after the recovery) and draws one figure,
 recovery-floor.png, one panel per variant: the total recovery time
 (detection excluded) against the pairs stored, one line per rank count,
-median and 95% bootstrap interval (stats.py), and under each line, dashed,
+median and 95% distribution-free interval (stats.py), and under each line, dashed,
 the floor of the same runs (window allocation + a copy of the table +
 the raw exchange of the re-replicated bytes).  The slopes of these
 lines are a table of experiments/bench/report.py (recovery-slope).

@@ -8,7 +8,7 @@ directories (one run directory per run), while experiments/bench/bench_redis.sh
 keeps one CSV row per run (its header names the columns).  Writes
 OUTDIR/redis.png and .pdf, three panels: failure-free throughput per
 workload and ranks, store and Redis side by side, each the median of the
-repetitions with its 95% bootstrap interval (stats.py), and for Redis the
+repetitions with its 95% distribution-free interval (stats.py), and for Redis the
 redis-benchmark ceiling measured in the same runs (a black line, with its
 interval); the medians of their p50 and p99 latency; and for each failover
 run the time from the kill of the primary
@@ -148,14 +148,14 @@ def main(argv):
     a = ap.parse_args(argv[1:])
     rows = read(a.csv)
     pyfind.ensure()  # a python3 with matplotlib (pyfind.py)
+    import benchfiles
     import common as C
     os.makedirs(a.out, exist_ok=True)
     fig, axes = C.figure(1, 3, width=16, height=5.5)
     failure_free(axes[0][0], axes[0][1], rows)
     failover(axes[0][2], rows)
     C.title(fig, os.path.basename(a.csv), "the store against Redis on the same driver", len(rows))
-    for p in C.save(fig, a.out, "redis"):
-        print(f"wrote {p}")
+    print(f"wrote {benchfiles.save(fig, a.out, 'redis', inputs=[os.path.abspath(a.csv)])}")
 
 
 if __name__ == "__main__":

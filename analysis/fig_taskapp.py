@@ -3,7 +3,7 @@
 results/bench/taskapp.csv (BENCH=taskapp make bench).
 
 One figure per application and size (taskapp-APP-SIZE.png), four panels,
-each the median of the repetitions with its 95% bootstrap interval
+each the median of the repetitions with its 95% distribution-free interval
 (stats.py, as every figure and table; runs whose answer was not the
 published one are left out and counted in the title):
   a. overhead of resilience: time to the answer without failures, per
@@ -114,7 +114,7 @@ def draw(rs, app, size, out):
     d.set_xscale("log")
     wrong = sum(r["correct"] != "true" for r in rs)
     fig.suptitle(f"task runtime on the store: {app} {size}, {len(rs)} runs"
-                 f"{f', {wrong} without the published answer (left out)' if wrong else ''}; median, 95% bootstrap CI")
+                 f"{f', {wrong} without the published answer (left out)' if wrong else ''}; median, 95% CI (order statistics)")
     return save(fig, out, f"taskapp-{app}-{size}")
 
 

@@ -2,7 +2,7 @@
 
 One panel per variant.  Per run, timeline.csv is summed over ranks per bin
 (ops/s); runs of one configuration (repetitions) are aligned by bin start
-and drawn as their median with a band of its 95% bootstrap interval per
+and drawn as their median with a band of its 95% distribution-free interval per
 bin (stats.py; a configuration of one run is that run, without a band,
 and the legend says which).  Every run's kills (Run.kill_times: kills.csv
 time_ns on rank 0's clock) are vertical lines and its recovery spans

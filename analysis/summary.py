@@ -4,7 +4,7 @@ One row per configuration (variant, backend, ranks, replicas, workload,
 records, failure spec; in a campaign that sweeps only variants: one row per variant
 and backend).  Columns: runs (runs.csv plus runs found only by meta.json),
 hung, finished; then, over the finished runs, each value as the median
-over runs with its 95% bootstrap interval and the number of runs behind
+over runs with its 95% distribution-free interval and the number of runs behind
 it (columns NAME, NAME_ci_low, NAME_ci_high, NAME_n; stats.py):
   throughput_ops_per_s  common.run_throughput
   read_p50_us, read_p99_us  latency.csv op=read phase=all
@@ -78,7 +78,7 @@ def write(camp, out):
         [(p + "_us", f"{p} (us)") for p in C.RECOVERY_PARTS]
     lines = [f"# Summary of campaign {camp.name}", "",
              "One row per configuration.  Each value is the median over the finished runs "
-             "that have it, its 95% bootstrap confidence interval in brackets, and the "
+             f"that have it, its {stats.INTERVAL} in brackets, and the "
              "number of those runs as (n=N); NA: no data.  "
              "Recovery phases: per run the critical path, the survivor that resumed last "
              "(median over the run's failures); other is the part of its total outside the "
@@ -91,7 +91,7 @@ def write(camp, out):
     def cell(r, c):
         v = r[c]
         if c in VALUE_COLS:
-            s = stats.Summary(v, r[c + "_ci_low"], r[c + "_ci_high"], r[c + "_n"])
+            s = stats.restored(v, r[c + "_ci_low"], r[c + "_ci_high"], r[c + "_n"])
             return f"{stats.text(s)} (n={s.n})"
         return (_fmt(v) if v != "" else "(none)").replace("|", "\\|")
     for r in table:

@@ -1,7 +1,7 @@
 # recovery_phases.gp -- recovery time split into phases: one stacked bar per
 # configuration (the phases of the survivor that resumed last, in the
 # median run: one rank's recovery), the median total over runs with its 95%
-# bootstrap interval; detection in a second panel.  Reads
+# distribution-free interval; detection in a second panel.  Reads
 # data/recovery_phases.csv; writes recovery_phases_gnuplot.png.
 load gpdir."/common.gp"
 n = words(phase_labels)

@@ -1,5 +1,5 @@
 # throughput_timeline.gp -- throughput over time, one panel per configuration
-# with data: median over repetitions with the 95% bootstrap interval per
+# with data: median over repetitions with the 95% distribution-free interval per
 # bin as a band (one run: that run), kills (dashed lines) and recovery
 # spans (shaded).  Reads data/timeline_N.csv and
 # data/timeline_N_kills.csv; writes throughput_timeline_gnuplot.png.

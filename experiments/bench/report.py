@@ -2,10 +2,11 @@
 """report.py -- every benchmark table, computed from the files of results/bench/.
 
 Each table is a function of the committed CSV files, printed as Markdown.
-A cell that summarises repetitions is their median with its 95% bootstrap
-interval in brackets, beside the number of runs behind it
-(analysis/stats.py, the same for the campaign figures); hang rates carry
-their Wilson interval.  Table `provenance` lists every result file with
+A cell that summarises repetitions is their median with its 95%
+distribution-free interval in brackets (order statistics; with fewer than 6
+runs [min, max], its coverage printed beside it), beside the number of runs
+behind it (analysis/stats.py, the same for the campaign figures); hang
+rates carry their Clopper-Pearson interval.  Table `provenance` lists every result file with
 what its sidecar NAME.meta says made it (scripts/provenance: revision and
 dirty flag, MPI and patches, date, host shape, load, command), which
 `make report` writes into results/bench/README.md.  The benchmark scripts print their tables with it, and the
@@ -152,7 +153,7 @@ def recovery(name="recovery.csv"):
     out = table(["variant", "ranks", "pairs", "runs", "hung", "detect (ms)", "windows (ms)",
                  "re-replicate (ms)", "total excl. detect (ms)", "lost in sample"], body)
     return out + [f"{len(r)} runs: {hung_all} hung, {lost_all} pairs of the samples lost. Each time is the "
-                  "median of the runs that did not hang, its 95% bootstrap interval in brackets.", ""]
+                  f"median of the runs that did not hang, its {stats.INTERVAL} in brackets.", ""]
 
 
 def recovery_profile():
@@ -176,7 +177,7 @@ def recovery_profile():
     return out + [f"{v['variant']}, {v['ranks']} ranks x {v['pairs']} pairs, {len(wall)} runs under perf: the "
                   f"window (first to last sample under kvr_rereplicate) {ci(window)} ms of wall time on "
                   f"{(sidecar('recovery-profile.csv') or {}).get('host', '?').split(',')[0]}, re-replication {ci(list(wall.values()))} ms (bench_recovery's "
-                  "maximum over the survivors). Medians, 95% bootstrap intervals in brackets.", ""]
+                  f"maximum over the survivors). Medians, each with its {stats.INTERVAL} in brackets.", ""]
 
 
 FLOOR_PHASES = ("windows", "rereplicate", "total")
@@ -211,8 +212,8 @@ def recovery_floor():
                   "re-replication's parts (the scan of the local table with the lock clearing and the "
                   "packing, less the sending and inserting done during it; the exchange: sending, "
                   "waiting for room and for arrivals, whose last ones wait for the slowest scan, and "
-                  "the sharing of the affected homes; the inserts). Medians of the runs, 95% "
-                  "bootstrap intervals in brackets; the ratio is taken per run.", ""] + floor_target(groups)
+                  "the sharing of the affected homes; the inserts). Medians of the runs, each with its "
+                  f"{stats.INTERVAL} in brackets; the ratio is taken per run.", ""] + floor_target(groups)
 
 
 FLOOR_TARGET = 3.0  # the best variant's total recovery within this many times its floor
@@ -303,7 +304,7 @@ def ycsb():
         return stats.text(stats.summary([q - 1 for q in paired(c.get(base, {}), c.get(v, {}))]), "{:+.0f}%", 100)
     base = "none r=2" if "none r=2" in cols else "none r=1"
     out += [f"Failure-free cost on YCSB B, paired by repetition (the median of `{base}`'s throughput / "
-            "the variant's - 1, 95% bootstrap interval)"
+            f"the variant's - 1, {stats.INTERVAL})"
             + (", and the second copy's own cost (`none r=1` / `none r=2` - 1):" if base == "none r=2" else ":"), ""]
     for (w, n), c in sorted(t.items()):
         if w == "b" and base in c:
@@ -498,7 +499,7 @@ def redis():
     out = table(["workload", "ranks", "store (ops/s)", "Redis (ops/s)", "redis-benchmark ceiling (ops/s)",
                  "Redis / ceiling", "store / Redis", "store p50 / p99 (us)", "Redis p50 / p99 (us)",
                  "runs (store / Redis)", "highest load"], body)
-    out += ["Throughputs are medians of the runs with their 95% bootstrap interval; the ratios are of the "
+    out += [f"Throughputs are medians of the runs with their {stats.INTERVAL}; the ratios are of the "
             "medians, the latencies medians of the runs' percentiles. The ceiling is redis-benchmark against "
             "the same servers in the same run, one client per rank, its GET and SET rates mixed in the "
             "workload's shares (writes without WAIT). Load: the highest 1-minute load average before a run "
@@ -711,22 +712,28 @@ def faults(files=None):
     meta = lambda n: benchfiles.revisions(meta_path(n)) or ["NA"]  # noqa: E731
     g = collections.defaultdict(list)
     used, left = [], []
+    soaks = lambda n: [x for x in rows(n) if x.get("kind") == "soak"]  # noqa: E731
     if files is None:
+        names = sorted(n for n in os.listdir(BENCH) if n.startswith("multihost") and n.endswith(".csv"))
         base = rows("soak.csv")
-        if not base:
-            return []
         for x in base:
             g[(x["scenario"], 1, x["variant"], x["backend"])].append((x["outcome"], x.get("detect_ms", "NA")))
-        used.append("soak.csv")
-        ref = meta("soak.csv")
-        names = sorted(n for n in os.listdir(BENCH) if n.startswith("multihost") and n.endswith(".csv"))
+        if base:
+            used.append("soak.csv")
+            ref = meta("soak.csv")
+        else:  # no soak on one host yet: the code of the newest soak across hosts
+            newest = max((n for n in names if soaks(n)), default=None,
+                         key=lambda n: max(benchfiles.values(meta_path(n), "date"), default=""))
+            if newest is None:
+                return []
+            ref = meta(newest)
     else:
         names = [n for n in files if rows(n)]
         if not names:
             return []
         ref = meta(names[0])
     for n in names:
-        r = [x for x in rows(n) if x.get("kind") == "soak"]
+        r = soaks(n)
         if not r:
             continue
         if same_code(ref + meta(n)) is not True:
@@ -798,6 +805,69 @@ def provenance():
         body.append([f"`{name}`", nrows, m.get("revision", "?"), m.get("date", "?"), mpi.replace("|", "/"),
                      f"{m.get('host', '?')}; load {m.get('load', '?')}", f"`{m.get('command', '?')}`"])
     return table(["file", "rows", "revision", "date", "MPI", "host", "command"], body)
+
+
+# What a result measures: the code that made its numbers (the report and
+# the figures only read them).
+MEASURED = ("kvstore", "patches", "injectors", "experiments", "tests/history", "tests/mpi", "scripts",
+            ":(exclude)experiments/bench/report.py", ":(exclude)experiments/bench/report_taskapp.py")
+
+
+def here():
+    """(mpi, host) as scripts/provenance would record them now."""
+    lines = subprocess.run([os.path.join(ROOT, "scripts", "provenance"), "-"], capture_output=True,
+                           text=True).stdout.splitlines()
+    rec = dict(line.partition(": ")[::2] for line in lines)
+    return rec.get("mpi", "?"), rec.get("host", "?")
+
+
+def stale_reasons(name, now, head="HEAD"):
+    """Why result file name no longer stands for the code at head on this
+    machine and MPI (now: here()'s pair), [] when it does: no record,
+    revisions whose measured code differs (a file of mixed code), the
+    measured code changed since, an uncommitted revision, another MPI
+    build, another machine."""
+    path = meta_path(name)
+    if not os.path.exists(path) and name.endswith("-bins.csv"):  # the bins of NAME.csv: its record
+        path = meta_path(name[:-len("-bins.csv")] + ".csv")
+    if not os.path.exists(path):
+        return ["no record"]
+    revs = benchfiles.revisions(path)
+    why = []
+    if any(r.endswith("-dirty") for r in revs):
+        why.append("measured on uncommitted code")
+    base = sorted({r.split("-")[0] for r in revs if r and r != "NA"})
+    changed = lambda a, b: subprocess.run(  # noqa: E731
+        ["git", "-C", ROOT, "diff", "--quiet", a, b, "--", *MEASURED],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    if any(changed(a, b) == 1 for a, b in zip(base, base[1:])):
+        why.append("its rows come from different code")
+    since = [r for r in base if changed(r, head) == 1]
+    if since:
+        why.append(f"the measured code changed since {', '.join(since)}")
+    if any(changed(r, head) not in (0, 1) for r in base):
+        why.append("git does not know a revision")
+    mpi, host = now
+    if any(m != mpi for m in benchfiles.values(path, "mpi")):
+        why.append("another MPI build")
+    if any(h != host for h in benchfiles.values(path, "host")):
+        why.append("another machine or kernel")
+    return why
+
+
+def cmd_stale():
+    """Every result file of BENCH that no longer stands for the current
+    code, MPI build and machine, with why; the count at the end."""
+    now = here()
+    names = sorted(n for n in os.listdir(BENCH) if n.endswith(".csv"))
+    n = 0
+    for name in names:
+        why = stale_reasons(name, now)
+        if why:
+            n += 1
+            print(f"{name}: {'; '.join(why)}")
+    print(f"{n} of {len(names)} result files stale (revision {subprocess.run(['git', '-C', ROOT, 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}, {now[0]}, {now[1]})")
+    return 0
 
 
 def multihost(name="multihost.csv"):
@@ -1075,6 +1145,8 @@ def main():
     p.add_argument("--dir", help="the benchmark files' directory (default results/bench)")
     p.add_argument("--file", help="with one TABLE: read this CSV instead of the table's file in DIR")
     sub.add_parser("files", help="the documents with a marked region")
+    sub.add_parser("stale", help="the result files that no longer stand for the code, MPI and machine at hand"
+                   ).add_argument("--dir", help="the benchmark files' directory (default results/bench)")
     for name in ("update", "check"):
         sub.add_parser(name, help=f"{name} the marked regions").add_argument(
             "files", nargs="*", metavar="FILE", help="default: every .md file of README.md, docs/ and "
@@ -1084,6 +1156,9 @@ def main():
         if a.command == "files":
             print("\n".join(marked_files()))
             return 0
+        if a.command == "stale":
+            BENCH = os.path.abspath(a.dir) if a.dir else BENCH
+            return cmd_stale()
         if a.command != "print":
             return cmd_files(a.files or marked_files(), a.command == "update")
         BENCH = os.path.abspath(a.dir) if a.dir else BENCH

@@ -7,7 +7,7 @@ overhead against the same code not resilient (variant none, no state in
 the store: the ratio of the medians), and what one failure cost: per
 repetition, its time with a kill minus its time without (the two runs of a
 repetition ran one after the other, under the same load).  Every cell that
-summarises repetitions is their median with its 95% bootstrap interval, as
+summarises repetitions is their median with its interval (stats.INTERVAL), as
 in every other table (analysis/stats.py, passed in by the caller).  Only
 runs with the published answer count in the times.
 """
@@ -56,7 +56,7 @@ def taskapp_table(rows, table, stats):
                          cell(solve_times(rs, ("failure", "restart"), v, 1)), cell(failure_costs(rs, sets, v))])
         out += table(["application", "variant", "runs", "published answer", "no failure (s)",
                       "against not resilient", "one kill (s)", "a failure costs (s)"], body)
-    return out + ["Times to the answer: the median of the repetitions with its 95% bootstrap interval in "
+    return out + [f"Times to the answer: the median of the repetitions with its {stats.INTERVAL} in "
                   "brackets (none with one repetition); a failure's cost per repetition is its time with a "
                   "kill minus its time without; the overhead is the ratio of the medians. `none` is the "
                   "same code not resilient (r = 1, no state in the store).", ""]

@@ -35,4 +35,37 @@ out=$($R update "$T/bad.md" 2>&1); rc=$?
 printf '<!-- report: ycsb -->\nno end\n' > "$T/lone.md"
 out=$($R check "$T/lone.md" 2>&1); rc=$?
 [ "$rc" -eq 2 ] && grep -q "without its" <<<"$out" || fail "lone marker: rc $rc: $out"
-echo "PASS: the documents' benchmark tables match results/bench/"
+
+# stale: a file made at HEAD with this MPI on this machine stands; one made
+# at the first commit, one with another MPI build and one without a record
+# are listed, each with its reason
+mkdir "$T/bench"
+for f in now old mpi bare; do echo "a,b" > "$T/bench/$f.csv"; done
+"$ROOT/scripts/provenance" test > "$T/bench/now.meta"
+sed "s/^revision: .*/revision: $(git -C "$ROOT" rev-list --max-parents=0 --abbrev-commit HEAD | tail -1)/" \
+  "$T/bench/now.meta" > "$T/bench/old.meta"
+sed 's/^mpi: .*/mpi: Open MPI 4.1.0 at \/elsewhere/' "$T/bench/now.meta" > "$T/bench/mpi.meta"
+sed -i "s/^revision: .*/revision: $(git -C "$ROOT" rev-parse --short HEAD)/" "$T/bench/now.meta" "$T/bench/mpi.meta"
+out=$($R stale --dir "$T/bench" 2>&1) || fail "stale: $out"
+grep -q '^now.csv' <<<"$out" && fail "a file made at HEAD here is called stale: $out"
+grep -q '^old.csv: .*the measured code changed since' <<<"$out" || fail "the first commit's file is not stale: $out"
+grep -q '^mpi.csv: another MPI build$' <<<"$out" || fail "another MPI build not found: $out"
+grep -q '^bare.csv: no record$' <<<"$out" || fail "a file without a record not found: $out"
+grep -q '^3 of 4 result files stale' <<<"$out" || fail "stale count: $out"
+
+# the intervals: exact coverage of order statistics (analysis/stats.py)
+PY3=$(python3 "$ROOT/analysis/pyfind.py") || fail "no python3 with numpy, scipy and matplotlib"
+"$PY3" - "$ROOT/analysis" <<'PY' || fail "analysis/stats.py's intervals"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("stats", sys.argv[1] + "/stats.py")
+s = importlib.util.module_from_spec(spec); spec.loader.exec_module(s)
+assert s.order_interval(5) == (1, 0.9375), s.order_interval(5)           # [min, max], 93.75%
+j, c = s.order_interval(20)
+assert (j, round(c, 4)) == (6, 0.9586) and s.coverage(20, 7) < 0.95, (j, c)  # the narrowest at 95%
+x = s.summary([5, 1, 4, 2, 3])
+assert (x.median, x.lo, x.hi) == (3, 1, 5) and s.text(x) == "3.0 [1.0, 5.0] (94%)", s.text(x)
+assert s.text(s.summary(range(20))) == "9.5 [5.0, 14.0]", s.text(s.summary(range(20)))
+lo, hi = s.rate(0, 30)[1:]
+assert lo == 0 and abs(hi - 0.1157) < 1e-3, hi                            # Clopper-Pearson
+PY
+echo "PASS: the documents' benchmark tables match results/bench/; stale files and intervals as they should be"
