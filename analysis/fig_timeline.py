@@ -19,8 +19,6 @@ import numpy as np
 import common as C
 import stats
 
-BAND_RESAMPLES = 2000  # per bin: a band of a hundred bins stays quick
-
 
 def series(runs):
     """Median and its 95% interval over runs of the per-bin throughput:
@@ -35,7 +33,7 @@ def series(runs):
         for j, k in enumerate(t):
             if k in s:
                 m[i, j] = s[k]
-    sm = [stats.summary(m[:, j], BAND_RESAMPLES) for j in range(len(t))]
+    sm = [stats.summary(m[:, j]) for j in range(len(t))]
     med = np.array([x.median for x in sm])
     lo = np.array([x.median if x.lo is None else x.lo for x in sm])
     hi = np.array([x.median if x.hi is None else x.hi for x in sm])

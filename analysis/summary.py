@@ -49,7 +49,7 @@ def rows(camp):
             vals[ph + "_us"] = [x[ph] for x in rec]
         for col in VALUE_COLS:
             s = stats.summary(vals[col])
-            row[col], row[col + "_ci_low"], row[col + "_ci_high"], row[col + "_n"] = s
+            row[col], row[col + "_ci_low"], row[col + "_ci_high"], row[col + "_n"] = s[:4]
         out.append(row)
     return out
 

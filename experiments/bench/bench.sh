@@ -45,9 +45,12 @@
 # Each benchmark prints its table; the CSV files are rewritten by each run
 # of the benchmark (BENCH=name runs just one), and beside each goes
 # NAME.meta, what made it (scripts/provenance: revision, MPI and patches,
-# date, host shape and load, the command).  Every cell is repeated at least
-# 5 times by default, so its median's 95% interval means something
-# (report.py): REPS for recovery and proposed, YCSB_REPS for ycsb,
+# date, host shape and load, the command).  ycsb, recovery,
+# recovery-floor and proposed run as cells.sh says: each cell once per
+# repetition in a drawn order, the load before and after every run in its
+# row, and the same command resumes them (MINUTES=N: a chunk of N minutes).
+# Every cell is repeated at least 5 times by default (report.py prints
+# each interval's coverage): REPS for recovery and proposed, YCSB_REPS for ycsb,
 # OVERHEAD_REPS for proposed-overhead, CKPT_REPS and REDIS_REPS in their
 # scripts.  The recovery matrix is sized by RANKS, PAIRS, REPS and
 # VARIANTS, ycsb by YCSB_WORKLOADS, YCSB_RANKS, YCSB_REPS, YCSB_SECONDS;
@@ -60,16 +63,12 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/results/bench}  # BENCH_OUT: elsewhere (a trial at a small size)
 BIN=${KV_BUILD:-$ROOT/build}/bin
 mkdir -p "$OUT"
+# shellcheck source=experiments/bench/cells.sh
+source "$ROOT/experiments/bench/cells.sh"  # order, load, resume, chunks
 want() { [ -z "${BENCH:-}" ] || [ "$BENCH" = "$1" ]; }
-# stamp FILE.csv COMMAND: FILE.meta says what made FILE.csv (appended to
-# with APPEND=1, as the recovery matrix is).
-stamp() {
-  local cmd=$2
-  [ -n "${BENCH_NOTE:-}" ] && cmd="${cmd% make bench} BENCH_NOTE='$BENCH_NOTE' make bench"
-  if [ "${APPEND:-0}" = 1 ] && [ -s "${1%.csv}.meta" ]; then
-    { echo "resumed:"; "$ROOT/scripts/provenance" "$cmd" | sed 's/^/  /'; } >> "${1%.csv}.meta"
-  else "$ROOT/scripts/provenance" "$cmd" > "${1%.csv}.meta"; fi
-}
+# stamp FILE.csv COMMAND: FILE.meta says what made FILE.csv (the
+# benchmarks that do not resume; cells_open for those that do).
+stamp() { "$ROOT/scripts/provenance" "$(noted "$2")" > "${1%.csv}.meta"; }
 SIZES="RANKS='${RANKS:-}' PAIRS='${PAIRS:-}' REPS='${REPS:-}' VARIANTS='${VARIANTS:-}'"
 # The recovery matrix (recovery and recovery-floor): sizes, ranks, variants.
 REC_PAIRS=${PAIRS:-10000 100000 1000000}
@@ -102,6 +101,19 @@ ycsb_point() {
 ycsb_row() {
   local v=${2%:*} r=${2#*:}
   echo "$1,$v,allocate,$3,$r,$4,$(ycsb_point "$1" "$v" "$3" "$r")"
+}
+
+# ycsb_cells FILE REPS SEED CELL...: every CELL (WORKLOAD/RANKS/VARIANT:R)
+# once per repetition, in an order drawn from SEED and the repetition.
+ycsb_cells() {
+  local f=$1 reps=$2 seed=$3 rep c w n vr; shift 3
+  for rep in $(seq 1 "$reps"); do
+    for c in $(cells_order "$seed$rep" "$@"); do
+      IFS=/ read -r w n vr <<<"$c"
+      cell_run "$f" "$w,${vr%:*},allocate,$n,${vr#*:},$rep," ycsb_row "$w" "$vr" "$n" "$rep" || break 2
+    done
+  done
+  cells_close "$f" $(( reps * $# ))
 }
 
 # recovery_point VARIANT RANKS PAIRS REP FILE LINES [FLOOR]: one run of
@@ -151,19 +163,14 @@ if want ycsb; then
   # none runs with one copy and with two: against none with two copies the
   # variants' throughput is the cost of fault tolerance (detection, the
   # journal's checks), and none's two against its one is the second copy's.
-  # Repetitions outer, variants inner: noise falls on every variant alike.
+  # Repetitions outer, every cell once per repetition in an order drawn
+  # from it (cells.sh).
   f=$OUT/ycsb.csv
-  echo "$YCSB_HEADER" > "$f"
-  stamp "$f" "BENCH=ycsb YCSB_REPS=${YCSB_REPS:-5} YCSB_WORKLOADS='${YCSB_WORKLOADS:-a b c}' YCSB_RANKS='${YCSB_RANKS:-2 4 8}' YCSB_SECONDS=${YCSB_SECONDS:-3} make bench"
-  for rep in $(seq 1 "${YCSB_REPS:-5}"); do
-    for w in ${YCSB_WORKLOADS:-a b c}; do
-      for n in ${YCSB_RANKS:-2 4 8}; do
-        for vr in none:1 none:2 recreate-copy:2 recreate-inplace:2 recreate-free:2 spare:2; do
-          ycsb_row "$w" "$vr" "$n" "$rep" | tee -a "$f"
-        done
-      done
-    done
-  done
+  cells_open "$f" "$YCSB_HEADER" "BENCH=ycsb YCSB_REPS=${YCSB_REPS:-5} YCSB_WORKLOADS='${YCSB_WORKLOADS:-a b c}' YCSB_RANKS='${YCSB_RANKS:-2 4 8}' YCSB_SECONDS=${YCSB_SECONDS:-3} make bench"
+  cells=$(for w in ${YCSB_WORKLOADS:-a b c}; do for n in ${YCSB_RANKS:-2 4 8}; do
+            for vr in none:1 none:2 recreate-copy:2 recreate-inplace:2 recreate-free:2 spare:2; do
+              echo "$w/$n/$vr"; done; done; done)
+  ycsb_cells "$f" "${YCSB_REPS:-5}" "ycsb" $cells
   python3 "$ROOT/experiments/bench/report.py" print ycsb --file "$f"
   echo "wrote $f"
 fi
@@ -196,25 +203,55 @@ if want checkpoint; then  # the checkpoint/restart baseline
   OUT=$OUT/checkpoint.csv bash "$ROOT/experiments/bench/bench_checkpoint.sh"
 fi
 
-if want recovery; then
-  f=$OUT/recovery.csv  # APPEND=1 adds rows to it instead of starting it anew
-  [ "${APPEND:-0}" = 1 ] && [ -s "$f" ] || echo "variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang" > "$f"
-  stamp "$f" "BENCH=recovery $SIZES REP_FROM=${REP_FROM:-1} APPEND=${APPEND:-0} make bench"
-  # Sizes outer, variants inner: a matrix cut short still compares every
-  # variant on the sizes it reached.
-  for p in $REC_PAIRS; do
-    for n in $REC_RANKS; do
-      for v in $REC_VARIANTS; do
-        for rep in $(seq "${REP_FROM:-1}" "${REPS:-5}"); do  # REP_FROM: add repetitions later
-          recovery_point "$v" "$n" "$p" "$rep" "$f" 2
-          if [ $? -eq 3 ]; then
-            echo "$v,allocate,$n,$p,$rep,,,,,,,,,,yes" >> "$f"
-            echo "$v ranks=$n pairs=$p rep=$rep: HUNG"
-          fi
-        done
-      done
+RECOVERY_HEADER=variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang
+FLOOR_HEADER=variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us,memcpy_first_us,scan_us,exchange_us,insert_us
+
+# recovery_rows WHAT VARIANT RANKS PAIRS REP: one bench_recovery run's rows
+# on stdout (its progress on stderr): WHAT recovery, its recovery.csv row
+# or, when it hung or failed without one, a row saying hang yes; WHAT
+# floor, its three recovery-floor.csv rows (none when it hung).
+recovery_rows() {
+  local what=$1 v=$2 n=$3 p=$4 rep=$5 s fl st
+  s=$(mktemp) fl=$(mktemp)
+  if [ "$what" = floor ]; then recovery_point "$v" "$n" "$p" "$rep" "$s" 2 "$fl" >&2
+  else recovery_point "$v" "$n" "$p" "$rep" "$s" 2 >&2; fi
+  st=$?
+  if [ "$what" = floor ]; then
+    cat "$fl"
+    [ "$st" -eq 3 ] && echo "$v ranks=$n pairs=$p rep=$rep: HUNG (no rows)" >&2
+  elif [ -s "$s" ]; then cat "$s"
+  else
+    echo "$v,allocate,$n,$p,$rep,,,,,,,,,,yes"
+    echo "$v ranks=$n pairs=$p rep=$rep: HUNG or failed (exit $st)" >&2
+  fi
+  rm -f "$s" "$fl"
+}
+
+# recovery_cells WHAT FILE REPS CELL...: every CELL (PAIRS/RANKS/VARIANT)
+# once per repetition, in an order drawn from the repetition.
+recovery_cells() {
+  local what=$1 f=$2 reps=$3 rep c p n v; shift 3
+  for rep in $(seq 1 "$reps"); do
+    for c in $(cells_order "$what$rep" "$@"); do
+      IFS=/ read -r p n v <<<"$c"
+      cell_run "$f" "$v,allocate,$n,$p,$rep," recovery_rows "$what" "$v" "$n" "$p" "$rep" || break 2
     done
   done
+  cells_close "$f" $(( reps * $# ))
+}
+
+matrix() {  # PAIRS... -- RANKS... -- VARIANTS...: every PAIRS/RANKS/VARIANT
+  local ps=() ns=() p n v
+  while [ "$1" != -- ]; do ps+=("$1"); shift; done; shift
+  while [ "$1" != -- ]; do ns+=("$1"); shift; done; shift
+  for p in "${ps[@]}"; do for n in "${ns[@]}"; do for v in "$@"; do echo "$p/$n/$v"; done; done; done
+}
+
+if want recovery; then
+  f=$OUT/recovery.csv
+  cells_open "$f" "$RECOVERY_HEADER" "BENCH=recovery $SIZES make bench"
+  # shellcheck disable=SC2086  # lists of words
+  recovery_cells recovery "$f" "${REPS:-5}" $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
   echo "wrote $f"
 fi
 
@@ -224,20 +261,9 @@ if want recovery-floor; then
   # are not kept.  A run that hangs writes no rows (recovery.csv counts
   # hangs).
   f=$OUT/recovery-floor.csv
-  echo "variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us,memcpy_first_us,scan_us,exchange_us,insert_us" > "$f"
-  stamp "$f" "BENCH=recovery-floor $SIZES make bench"
-  scratch=$(mktemp)
-  for p in $REC_PAIRS; do
-    for n in $REC_RANKS; do
-      for v in $REC_VARIANTS; do
-        for rep in $(seq 1 "${REPS:-5}"); do
-          recovery_point "$v" "$n" "$p" "$rep" "$scratch" 2 "$f"
-          [ $? -eq 3 ] && echo "$v ranks=$n pairs=$p rep=$rep: HUNG (no rows)"
-        done
-      done
-    done
-  done
-  rm -f "$scratch"
+  cells_open "$f" "$FLOOR_HEADER" "BENCH=recovery-floor $SIZES make bench"
+  # shellcheck disable=SC2086
+  recovery_cells floor "$f" "${REPS:-5}" $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
   python3 "$ROOT/experiments/bench/report.py" print recovery-floor --file "$f"
   # time against pairs with the floor under it, and the slopes
   python3 "$ROOT/analysis/fig_recovery_floor.py" "$OUT" || echo "bench: fig_recovery_floor.py failed" >&2
@@ -245,43 +271,24 @@ if want recovery-floor; then
 fi
 
 if want proposed; then  # variant proposed against the workarounds
-  # Failure-free first: YCSB B and C throughput of none, recreate-copy and
-  # proposed, interleaved run by run so that the machine's noise falls on
-  # all three alike.
+  # Failure-free: YCSB B and C throughput of none, recreate-copy and
+  # proposed, every cell once per repetition in a drawn order.
   f=$OUT/proposed-overhead.csv  # OVERHEAD_REPS=0 keeps the file as it is
   if [ "${OVERHEAD_REPS:-5}" -gt 0 ]; then
-    echo "$YCSB_HEADER" > "$f"
-    stamp "$f" "BENCH=proposed OVERHEAD_REPS=${OVERHEAD_REPS:-5} OVERHEAD_RANKS='${OVERHEAD_RANKS:-2 4}' make bench"
+    cells_open "$f" "$YCSB_HEADER" "BENCH=proposed OVERHEAD_REPS=${OVERHEAD_REPS:-5} OVERHEAD_RANKS='${OVERHEAD_RANKS:-2 4}' make bench"
+    cells=$(for w in b c; do for n in ${OVERHEAD_RANKS:-2 4}; do
+              for vr in none:2 recreate-copy:2 proposed:2; do echo "$w/$n/$vr"; done; done; done)
+    # shellcheck disable=SC2086
+    ycsb_cells "$f" "${OVERHEAD_REPS:-5}" overhead $cells
+    echo "wrote $f"
   fi
-  for rep in $(seq 1 "${OVERHEAD_REPS:-5}"); do
-    for w in b c; do
-      for n in ${OVERHEAD_RANKS:-2 4}; do
-        for vr in none:2 recreate-copy:2 proposed:2; do
-          ycsb_row "$w" "$vr" "$n" "$rep" | tee -a "$f"
-        done
-      done
-    done
-  done
-  [ "${OVERHEAD_REPS:-5}" -gt 0 ] && echo "wrote $f"
   # Recovery: one kill per run, the three variants that rebuild on
-  # MPI_Win_allocate windows, interleaved per repetition.
+  # MPI_Win_allocate windows, every cell once per repetition.
   f=$OUT/proposed.csv
-  echo "variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang" > "$f"
-  stamp "$f" "BENCH=proposed $SIZES make bench"
-  for p in ${PAIRS:-10000 100000 1000000}; do
-    for n in ${RANKS:-4 8}; do
-      for rep in $(seq 1 "${REPS:-5}"); do
-        for v in proposed recreate-copy recreate-free; do
-          recovery_point "$v" "$n" "$p" "$rep" "$f" 1
-          st=$?
-          if [ "$st" -ne 0 ] && ! grep -q "^$v,allocate,$n,$p,$rep," "$f"; then
-            echo "$v,allocate,$n,$p,$rep,,,,,,,,,,yes" >> "$f"
-            echo "$v ranks=$n pairs=$p rep=$rep: HUNG or failed (exit $st)"
-          fi
-        done
-      done
-    done
-  done
+  cells_open "$f" "$RECOVERY_HEADER" "BENCH=proposed $SIZES make bench"
+  # shellcheck disable=SC2086
+  recovery_cells recovery "$f" "${REPS:-5}" \
+    $(matrix ${PAIRS:-10000 100000 1000000} -- ${RANKS:-4 8} -- proposed recreate-copy recreate-free)
   echo "wrote $f"
   python3 "$ROOT/experiments/bench/report.py" print proposed loc --dir "$OUT"
   python3 "$ROOT/analysis/fig_proposed.py" "$OUT" "$OUT/figures" || echo "bench: no proposed figure (see above)"

@@ -120,7 +120,7 @@ check "spare read_p50_us" "$(val spare read_p50_us)" "$(for r in $(runs_of spare
   awk -F, '$1 == "read" && $2 == "all" { print $4 }' "$FIX/$r/latency.csv"; done | median)"
 [ "$(val none total_us)" = NA ] || fail "summary.csv none total_us: '$(val none total_us)', expected NA"
 [ "$(val recreate-free throughput_ops_per_s_n)" = 0 ] || fail "recreate-free throughput_n is not 0"
-grep -q '^| recreate-copy |.*[0-9] \[[0-9.]*, [0-9.]*\] (n=2)' "$OUT/summary.md" ||
+grep -q '^| recreate-copy |.*[0-9] \[[0-9.]*, [0-9.]*\]\( ([0-9]*%)\)\? (n=2)' "$OUT/summary.md" ||
   fail "summary.md has no recreate-copy row with a median, its interval and n=2"
 for v in recreate-copy spare; do  # the interval holds the median
   lo=$(val "$v" total_us_ci_low) hi=$(val "$v" total_us_ci_high) m=$(val "$v" total_us)

@@ -12,7 +12,9 @@
 # 9 ftcost rows with both throughputs positive, 2 firsttouch rows of 8 MB)
 # and a NAME.meta beside it naming the revision (with the dirty flag
 # when the tree is edited), the MPI, the date, the host, the load and the
-# command; report.py prints their tables with a median and its interval
+# command; the ycsb repetitions ran their cells in different orders, and
+# the same command again resumes (a row taken away is the one point run
+# again); every row has its load before and after; report.py prints their tables with a median and its interval
 # ("x [lo, hi]") in every cell of two runs and with the run count, and
 # its provenance table lists the three files with their revision; the
 # committed results/bench/ is untouched.
@@ -22,7 +24,7 @@ R="python3 $ROOT/experiments/bench/report.py"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 before=$(cd "$ROOT" && git status --porcelain results/bench)
-bench() { BENCH_OUT=$T "$@" bash "$ROOT/experiments/bench/bench.sh" > "$T/$BENCH.log" 2>&1 ||
+bench() { BENCH_OUT=$T LOAD_WAIT=0 "$@" bash "$ROOT/experiments/bench/bench.sh" > "$T/$BENCH.log" 2>&1 ||
   fail "BENCH=$BENCH: $(tail -3 "$T/$BENCH.log")"; }
 BENCH=hotpath bench env HOTPATH_ITERS=100000
 BENCH=ycsb bench env YCSB_WORKLOADS=c YCSB_RANKS=2 YCSB_REPS=2 YCSB_SECONDS=1
@@ -31,13 +33,13 @@ BENCH=recovery-floor bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
 BENCH=ftcost bench env YCSB_RANKS=2 FTCOST_ROUNDS=3 FTCOST_MS=50
 BENCH=firsttouch bench env TOUCH_MB=8 TOUCH_ROUNDS=2
 
-[ "$(head -1 "$T/ycsb.csv")" = "workload,variant,backend,ranks,replicas,repetition,throughput_ops_per_s,p50_us,p99_us" ] ||
+[ "$(head -1 "$T/ycsb.csv")" = "workload,variant,backend,ranks,replicas,repetition,throughput_ops_per_s,p50_us,p99_us,load_before,load_after" ] ||
   fail "ycsb.csv header: $(head -1 "$T/ycsb.csv")"
 [ "$(grep -c '^c,[a-z-]*,allocate,2,2,[12],[0-9.]*,' "$T/ycsb.csv")" -eq 10 ] &&
   [ "$(grep -c '^c,none,allocate,2,1,[12],[0-9.]*,' "$T/ycsb.csv")" -eq 2 ] || fail "ycsb.csv rows: $(cat "$T/ycsb.csv")"
-[ "$(grep -c '^recreate-copy,allocate,4,1000,[12],.*,no$' "$T/recovery.csv")" -eq 2 ] ||
+[ "$(grep -c '^recreate-copy,allocate,4,1000,[12],.*,no,[0-9.]*,[0-9.]*$' "$T/recovery.csv")" -eq 2 ] ||
   fail "recovery.csv rows: $(cat "$T/recovery.csv")"
-[ "$(head -1 "$T/recovery-floor.csv")" = "variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us,memcpy_first_us,scan_us,exchange_us,insert_us" ] ||
+[ "$(head -1 "$T/recovery-floor.csv")" = "variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us,memcpy_first_us,scan_us,exchange_us,insert_us,load_before,load_after" ] ||
   fail "recovery-floor.csv header: $(head -1 "$T/recovery-floor.csv")"
 for ph in windows rereplicate total; do
   [ "$(grep -c "^recreate-copy,allocate,4,1000,[12],$ph,[0-9]*,[1-9][0-9]*,[0-9.]*," "$T/recovery-floor.csv")" -eq 2 ] ||
@@ -45,7 +47,7 @@ for ph in windows rereplicate total; do
 done
 # every row has the two copies' times and re-replication's parts (its scan
 # of 1,000 pairs' slots takes some microseconds)
-awk -F, 'NR > 1 && !/^#/ && (NF != 18 || $13 < 1 || $15 < 1 || $16 < 1) {bad = 1} END {exit bad}' \
+awk -F, 'NR > 1 && !/^#/ && (NF != 20 || $13 < 1 || $15 < 1 || $16 < 1) {bad = 1} END {exit bad}' \
   "$T/recovery-floor.csv" || fail "recovery-floor.csv copies or parts: $(cat "$T/recovery-floor.csv")"
 [ "$(grep -c '^recreate-[a-z]*,b,2,2,[123],[1-9][0-9]*,[1-9][0-9]*,-\?[0-9.]*$' "$T/ftcost.csv")" -eq 9 ] ||
   fail "ftcost.csv rows: $(cat "$T/ftcost.csv")"
@@ -58,18 +60,26 @@ for f in hotpath ycsb recovery recovery-floor ftcost firsttouch; do
     fail "$f.meta: $(cat "$m" 2>/dev/null)"
 done
 out=$($R print ycsb recovery hotpath --dir "$T") || fail "report.py print: $out"
-grep -q '^| C | 2 | [0-9.]*k \[[0-9.]*k, [0-9.]*k\] |.* | 2 |$' <<<"$out" || fail "the ycsb table has no interval or count: $out"
-grep -q '^| recreate-copy | 4 | 1000 | 2 | 0 | [0-9.]* \[[0-9.]*, [0-9.]*\] |' <<<"$out" ||
+grep -q '^| C | 2 | [0-9.]*k \[[0-9.]*k, [0-9.]*k\]\( ([0-9]*%)\)\? |.* | 2 |$' <<<"$out" || fail "the ycsb table has no interval or count: $out"
+grep -q '^| recreate-copy | 4 | 1000 | 2 | 0 | [0-9.]* \[[0-9.]*, [0-9.]*\]\( ([0-9]*%)\)\? |' <<<"$out" ||
   fail "the recovery table has no interval: $out"
 out=$($R print ftcost --dir "$T") || fail "report.py print ftcost: $out"
-grep -q '^| B | 2 | recreate-copy | [0-9.]*k \[[0-9.]*k, [0-9.]*k\] | [0-9.]*k \[.* | [-+][0-9.]*% \[.*\] | 3 |$' <<<"$out" ||
+grep -q '^| B | 2 | recreate-copy | [0-9.]*k \[[0-9.]*k, [0-9.]*k\]\( ([0-9]*%)\)\? | [0-9.]*k \[.* | [-+][0-9.]*% \[.*\]\( ([0-9]*%)\)\? | 3 |$' <<<"$out" ||
   fail "the ftcost table has no interval or count: $out"
 out=$($R print recovery-floor --dir "$T") || fail "report.py print recovery-floor: $out"
-grep -q '^| recreate-copy | 4 | 1000 | total | 2 | [0-9.]* \[[0-9.]*, [0-9.]*\] | [0-9.]* \[' <<<"$out" ||
+grep -q '^| recreate-copy | 4 | 1000 | total | 2 | [0-9.]* \[[0-9.]*, [0-9.]*\]\( ([0-9]*%)\)\? | [0-9.]* \[' <<<"$out" ||
   fail "the recovery-floor table has no interval: $out"
 prov=$($R print provenance --dir "$T")
 for f in hotpath ycsb recovery recovery-floor; do
   grep -q "^| \`$f.csv\` | [0-9]* | $rev" <<<"$prov" || fail "provenance lacks $f.csv: $prov"
 done
+# every cell once per repetition, in an order of the repetition's own
+order() { awk -F, -v r="$1" '$6 == r {printf "%s:%s ", $2, $5}' "$T/ycsb.csv"; }
+[ "$(order 1)" != "$(order 2)" ] || fail "repetitions 1 and 2 ran the variants in one order: $(order 1)"
+# the same command resumes: a row taken away is the one point run again
+head -n -1 "$T/ycsb.csv" > "$T/y" && mv "$T/y" "$T/ycsb.csv"
+BENCH=ycsb bench env YCSB_WORKLOADS=c YCSB_RANKS=2 YCSB_REPS=2 YCSB_SECONDS=1
+grep -q 'ycsb.csv: all 12 points (1 this time)' "$T/ycsb.log" && [ "$(grep -c '^c,' "$T/ycsb.csv")" -eq 12 ] &&
+  grep -q '^resumed:' "$T/ycsb.meta" || fail "ycsb did not resume: $(tail -3 "$T/ycsb.log")"
 [ "$(cd "$ROOT" && git status --porcelain results/bench)" = "$before" ] || fail "results/bench was written to"
 echo "PASS: hotpath, ycsb, recovery, recovery-floor, ftcost and firsttouch at a tiny size, with provenance and intervals"

@@ -1,0 +1,95 @@
+# shellcheck shell=bash
+# cells.sh -- how the benchmarks that compare variants measure, sourced by
+# bench.sh.
+#
+# A benchmark is a set of points: a cell (variant, size, ranks...) at one
+# repetition.  Repetitions go outer; within one, every cell runs once, in
+# an order drawn from the repetition's number (cells_order), so that a
+# position in the sequence (first after a pause, last before the next
+# repetition) falls on every variant alike and no variant is always the
+# one that runs after another.  Each point's rows carry the 1-minute load
+# average sampled right before and right after it (load_before,
+# load_after): a point that starts above LOAD_MAX (default: the cores)
+# waits up to LOAD_WAIT seconds (default 120) for the load to drop, then
+# runs anyway, its load in its rows for the report to show.
+#
+# A file resumes: cells_open keeps FILE when its record names the same
+# revision, Open MPI patches and command (scripts/provenance --matches)
+# and appends a "resumed:" record, else starts it anew; a point whose key
+# (the first columns of its row) is in FILE is not run again.  MINUTES
+# (0: no limit) ends the benchmark at the first point past the budget,
+# saying how many points are left and how long they take at the pace so
+# far; the same command resumes.  So a benchmark of hours runs in chunks
+# of minutes, and a table holds one revision.
+#
+#   cells_open FILE HEADER COMMAND   start or resume FILE (HEADER without
+#                                    the load columns)
+#   cells_order SEED WORD...         the words, one per line, in SEED's order
+#   cell_run FILE KEY CMD...         run CMD for the point KEY unless FILE has
+#                                    it; append CMD's lines with the loads;
+#                                    status 1 once MINUTES is spent
+#   cells_close FILE                 the line saying what is left
+
+CELLS_STOP=0 CELLS_DONE=0 CELLS_SKIPPED=0 CELLS_SPENT=0
+
+load1() { cut -d' ' -f1 /proc/loadavg; }
+# noted COMMAND: the command with BENCH_NOTE='...' in it when one is set (a
+# small trial run says so in its record)
+noted() {
+  if [ -n "${BENCH_NOTE:-}" ]; then echo "${1% make bench} BENCH_NOTE='$BENCH_NOTE' make bench"; else echo "$1"; fi
+}
+
+cells_open() {
+  local f=$1 header=$2 cmd
+  cmd=$(noted "$3")
+  if [ -s "$f" ] && [ "$(head -1 "$f")" = "$header,load_before,load_after" ] &&
+     "$ROOT/scripts/provenance" --matches "${f%.csv}.meta" "$cmd"; then
+    { echo "resumed:"; "$ROOT/scripts/provenance" "$cmd" | sed 's/^/  /'; } >> "${f%.csv}.meta"
+    echo "resuming $f ($(($(wc -l < "$f") - 1)) rows)"
+  else
+    echo "$header,load_before,load_after" > "$f"
+    "$ROOT/scripts/provenance" "$cmd" > "${f%.csv}.meta"
+  fi
+  CELLS_DONE=0 CELLS_SKIPPED=0 CELLS_SPENT=0
+  CELLS_STOP=0; [ "${MINUTES:-0}" -gt 0 ] && CELLS_STOP=$(( $(date +%s) + 60 * MINUTES ))
+}
+
+# A permutation drawn from the seed: each word's rank is the hash of the
+# seed and the word (the same seed, the same order; another seed, another).
+cells_order() {
+  local seed=$1 w; shift
+  for w in "$@"; do printf '%s %s\n' "$(printf '%s/%s' "$seed" "$w" | sha256sum | cut -c1-16)" "$w"; done |
+    sort | cut -d' ' -f2
+}
+
+cell_run() {
+  local f=$1 key=$2 lb la out t0 i line; shift 2
+  if awk -v k="$key" 'index($0, k) == 1 { found = 1; exit } END { exit !found }' "$f"; then
+    CELLS_SKIPPED=$((CELLS_SKIPPED + 1)); return 0
+  fi
+  [ "$CELLS_STOP" -gt 0 ] && [ "$(date +%s)" -ge "$CELLS_STOP" ] && return 1
+  for ((i = 0; i < ${LOAD_WAIT:-120}; i += 5)); do
+    awk -v l="$(load1)" -v m="${LOAD_MAX:-$(nproc)}" 'BEGIN { exit !(l > m) }' || break
+    sleep 5
+  done
+  lb=$(load1); t0=$(date +%s)
+  out=$("$@")
+  la=$(load1)
+  CELLS_DONE=$((CELLS_DONE + 1)) CELLS_SPENT=$((CELLS_SPENT + $(date +%s) - t0))
+  [ -n "$out" ] && while IFS= read -r line; do echo "$line,$lb,$la"; done <<<"$out" | tee -a "$f"
+  return 0
+}
+
+# cells_close FILE TOTAL: after a loop that stopped at the first point past
+# the budget (cell_run's 1), or ran through; TOTAL is the benchmark's points.
+cells_close() {
+  local f=$1 total=$2 left pace
+  left=$((total - CELLS_DONE - CELLS_SKIPPED))
+  if [ "$left" -gt 0 ]; then
+    pace=$(( CELLS_DONE > 0 ? CELLS_SPENT / CELLS_DONE : 0 ))
+    echo "$(basename "$f"): stopped after $MINUTES minutes, $left of $total points left" \
+      "(about $(( (left * pace + 59) / 60 )) minutes at ${pace} s a point); the same command resumes"
+    return 1
+  fi
+  echo "$(basename "$f"): all $total points ($CELLS_DONE this time)"
+}
