@@ -52,6 +52,10 @@ grep -q '^old.csv: .*the measured code changed since' <<<"$out" || fail "the fir
 grep -q '^mpi.csv: another MPI build$' <<<"$out" || fail "another MPI build not found: $out"
 grep -q '^bare.csv: no record$' <<<"$out" || fail "a file without a record not found: $out"
 grep -q '^3 of 4 result files stale' <<<"$out" || fail "stale count: $out"
+echo "kept: history" >> "$T/bench/old.meta"
+out=$($R stale --dir "$T/bench" 2>&1)
+grep -q '^kept as history (their records say why): old.csv$' <<<"$out" && grep -q '^2 of 3 result files stale' <<<"$out" ||
+  fail "a file kept as history: $out"
 
 # the intervals: exact coverage of order statistics (analysis/stats.py)
 PY3=$(python3 "$ROOT/analysis/pyfind.py") || fail "no python3 with numpy, scipy and matplotlib"
