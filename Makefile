@@ -98,7 +98,7 @@ $(BUILD)/tests/history/%.o:    INC := $(I_KV) -Itests/mpi
 $(BUILD)/tests/dialect/%.o:    INC := -Iexperiments/driver
 $(BUILD)/tests/fuzz/%.o:       INC := $(I_DRV) -Itests/fuzz
 
-.PHONY: all deps lib tests test test-sanitize fuzz fuzz-targets run bench soak report stale figures bench-figures \
+.PHONY: all deps lib tests test test-sanitize fuzz fuzz-targets run bench soak report stale remeasure figures bench-figures \
         install clean distclean FORCE
 all: lib tests $(PROGRAMS)
 
@@ -207,6 +207,10 @@ report:
 # the result files that no longer stand for the code, MPI build and machine at hand
 stale:
 	python3 experiments/bench/report.py stale
+
+# those files made again, a chunk of MINUTES (default 19) at a time
+remeasure: all
+	bash experiments/bench/remeasure.sh
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -896,7 +896,7 @@ def kept(name):
     return next(iter(benchfiles.values(meta_path(name), "kept")), None)
 
 
-def cmd_stale():
+def cmd_stale(names_only=False):
     """Every result file of BENCH that no longer stands for the current
     code, MPI build and machine, with why; the files kept as history
     apart; the count at the end."""
@@ -910,7 +910,9 @@ def cmd_stale():
         why = stale_reasons(name, now)
         if why:
             n += 1
-            print(f"{name}: {'; '.join(why)}")
+            print(name if names_only else f"{name}: {'; '.join(why)}")
+    if names_only:
+        return 0
     if history:
         print(f"kept as history (their records say why): {', '.join(history)}")
     print(f"{n} of {len(names) - len(history)} result files stale (revision {subprocess.run(['git', '-C', ROOT, 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}, {now[0]}, {now[1]})")
@@ -1192,8 +1194,9 @@ def main():
     p.add_argument("--dir", help="the benchmark files' directory (default results/bench)")
     p.add_argument("--file", help="with one TABLE: read this CSV instead of the table's file in DIR")
     sub.add_parser("files", help="the documents with a marked region")
-    sub.add_parser("stale", help="the result files that no longer stand for the code, MPI and machine at hand"
-                   ).add_argument("--dir", help="the benchmark files' directory (default results/bench)")
+    p = sub.add_parser("stale", help="the result files that no longer stand for the code, MPI and machine at hand")
+    p.add_argument("--dir", help="the benchmark files' directory (default results/bench)")
+    p.add_argument("--names", action="store_true", help="their names alone, one per line")
     for name in ("update", "check"):
         sub.add_parser(name, help=f"{name} the marked regions").add_argument(
             "files", nargs="*", metavar="FILE", help="default: every .md file of README.md, docs/ and "
@@ -1205,7 +1208,7 @@ def main():
             return 0
         if a.command == "stale":
             BENCH = os.path.abspath(a.dir) if a.dir else BENCH
-            return cmd_stale()
+            return cmd_stale(a.names)
         if a.command != "print":
             return cmd_files(a.files or marked_files(), a.command == "update")
         BENCH = os.path.abspath(a.dir) if a.dir else BENCH

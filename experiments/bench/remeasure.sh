@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# remeasure.sh -- `make remeasure`: the stale result files made again at
+# the current revision, one chunk of at most MINUTES (default 19) at a time.
+#
+# The files are those `make stale` lists (report.py stale --names; the
+# files kept as history aside), in its order.  Each one's record names the
+# command that made it; that command runs again with MINUTES set to what is
+# left of the chunk.  A benchmark that resumes (cells.sh, the soaks, the
+# soaks across hosts) goes on from where it stopped and says what is left;
+# one that does not is made again whole, so it must fit in a chunk.  A
+# command that is not a `make bench` or `make soak` line is not run: it is
+# named, with its command, for a person to run.  The chunk ends when its
+# minutes are spent; then `make report`, a commit, and the same command
+# again for the next chunk.  At the end it prints what is still stale.
+#   ONLY='NAME.csv ...' limits it to those files; DRY=1 prints the plan.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+MINUTES=${MINUTES:-19}
+end=$(( $(date +%s) + 60 * MINUTES ))
+mapfile -t stale < <(python3 experiments/bench/report.py stale --names)
+[ -n "${ONLY:-}" ] && mapfile -t stale < <(printf '%s\n' "${stale[@]}" | grep -xF -f <(tr ' ' '\n' <<<"$ONLY"))
+echo "remeasure: ${#stale[@]} stale files, a chunk of $MINUTES minutes"
+for f in "${stale[@]}"; do
+  [[ $f == *-bins.csv ]] && continue  # made with ${f%-bins.csv}.csv, by its command
+  cmd=$(sed -n 's/^command: //p' "results/bench/${f%.csv}.meta" 2>/dev/null | head -1)
+  case $cmd in
+    *"make bench"|*"make soak") ;;
+    *) echo "remeasure: $f: not a make bench or make soak line, run it by hand: ${cmd:-no record}"; continue ;;
+  esac
+  left=$(( (end - $(date +%s)) / 60 ))
+  if [ "$left" -lt 1 ]; then echo "remeasure: the chunk is spent; the same command goes on"; break; fi
+  echo "remeasure: $f ($left minutes left): $cmd"
+  [ "${DRY:-0}" = 1 ] && continue
+  env MINUTES="$left" bash -c "$cmd" || echo "remeasure: $f: the command exited $?"
+done
+echo "remeasure: still stale:"
+python3 experiments/bench/report.py stale | tail -1
