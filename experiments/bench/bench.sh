@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh -- `make bench`: the benchmarks, results in results/bench/.
 #
-#   store-vs-raw.csv  kv_get / kv_put against the raw RMA they need (2 ranks)
+#   store-vs-raw.csv  kv_get / kv_put against the raw RMA they need (2 ranks,
+#                     STORE_RAW_REPS launches)
 #   hotpath.csv       the local steps of a read: hash, placement, slot decode
 #   ycsb.csv          failure-free YCSB A, B, C per variant and ranks
 #   ftcost.csv        the failure-free cost of fault tolerance: each workaround
@@ -133,28 +134,52 @@ recovery_point() {
   return $st
 }
 
-if want store-vs-raw; then
-  f=$OUT/store-vs-raw.csv
-  echo "operation,backend,ranks,value_bytes,store_us,raw_us,ratio,variant" > "$f"
-  stamp "$f" "BENCH=store-vs-raw OPS=${OPS:-100000} make bench"
-  # recreate-copy as the store runs by default; on osc/sm also none, the
-  # same calls without the watchdog's tests.
-  rows=$(mktemp)
-  for bv in allocate:recreate-copy allocate:none create:recreate-copy; do
-    : > "$rows"
-    "$ROOT/scripts/kvrun" -n 2 --timeout 600 -- "$BIN/bench_store_raw" "${bv%:*}" "$rows" "${OPS:-100000}" 9 \
-      "${bv#*:}" | grep -av '^\[rank\|^PASS'
-    sed "s/\$/,${bv#*:}/" "$rows" >> "$f"
-  done
+# store_raw_rows BACKEND VARIANT REP: one bench_store_raw launch (2 ranks,
+# OPS operations, the median of 9 rounds) as store-vs-raw.csv rows, get
+# and put.
+store_raw_rows() {
+  local rows; rows=$(mktemp)
+  "$ROOT/scripts/kvrun" -n 2 --timeout 600 -- "$BIN/bench_store_raw" "$1" "$rows" "${OPS:-100000}" 9 "$2" \
+    | grep -av '^\[rank\|^PASS' >&2
+  awk -F, -v v="$2" -v rep="$3" '{print v "," $2 "," rep "," $1 "," $3 "," $4 "," $5 "," $6 "," $7}' "$rows"
   rm -f "$rows"
+}
+
+# hotpath_rows REP: one bench_hotpath launch as hotpath.csv rows.
+hotpath_rows() {
+  local rows; rows=$(mktemp)
+  "$BIN/bench_hotpath" "$rows" "${HOTPATH_ITERS:-10000000}" 9 >&2 || echo "bench: bench_hotpath failed" >&2
+  sed "s/^/$1,/" "$rows"
+  rm -f "$rows"
+}
+
+if want store-vs-raw; then
+  # recreate-copy as the store runs by default; on osc/sm also none, the
+  # same calls without the watchdog's tests; each launch a repetition.
+  f=$OUT/store-vs-raw.csv
+  cells_open "$f" "variant,backend,repetition,operation,ranks,value_bytes,store_us,raw_us,ratio" \
+    "BENCH=store-vs-raw OPS=${OPS:-100000} STORE_RAW_REPS=${STORE_RAW_REPS:-5} make bench"
+  n=0
+  for rep in $(seq 1 "${STORE_RAW_REPS:-5}"); do
+    for bv in $(cells_order "store-vs-raw$rep" allocate:recreate-copy allocate:none create:recreate-copy); do
+      n=$((n + 1))
+      cell_run "$f" "${bv#*:},${bv%:*},$rep," store_raw_rows "${bv%:*}" "${bv#*:}" "$rep" || break 2
+    done
+  done
+  cells_close "$f" $((3 * ${STORE_RAW_REPS:-5}))
+  python3 "$ROOT/experiments/bench/report.py" print store-vs-raw --file "$f"
   echo "wrote $f"
 fi
 
 if want hotpath; then
   f=$OUT/hotpath.csv
-  echo "step,ranks,replicas,value_bytes,ns_per_call,rounds" > "$f"
-  stamp "$f" "BENCH=hotpath HOTPATH_ITERS=${HOTPATH_ITERS:-10000000} make bench"
-  "$BIN/bench_hotpath" "$f" "${HOTPATH_ITERS:-10000000}" 9 || echo "bench: bench_hotpath failed" >&2
+  cells_open "$f" "repetition,step,ranks,replicas,value_bytes,ns_per_call,rounds" \
+    "BENCH=hotpath HOTPATH_ITERS=${HOTPATH_ITERS:-10000000} HOTPATH_REPS=${HOTPATH_REPS:-5} make bench"
+  for rep in $(seq 1 "${HOTPATH_REPS:-5}"); do
+    cell_run "$f" "$rep," hotpath_rows "$rep" || break
+  done
+  cells_close "$f" "${HOTPATH_REPS:-5}"
+  python3 "$ROOT/experiments/bench/report.py" print hotpath --file "$f"
   echo "wrote $f"
 fi
 

@@ -132,18 +132,34 @@ def load_line(r, name):
 
 
 def store_vs_raw():
-    r = rows("store-vs-raw.csv")  # older files have no variant: recreate-copy ran
-    return table(["operation", "backend", "variant", "ranks", "store (us)", "raw RMA (us)", "ratio"],
-                 [[x["operation"], x["backend"], x.get("variant") or "recreate-copy", x["ranks"],
-                   f"{float(x['store_us']):.3f}", f"{float(x['raw_us']):.3f}", f"{float(x['ratio']):.2f}"]
-                  for x in r]) if r else []
+    """store-vs-raw.csv: a store call against the raw RMA it needs, per
+    launch (a repetition: the median of its rounds); the ratio is taken per
+    launch (store and raw timed in the same one).  Older files have one
+    launch and no variant (recreate-copy ran)."""
+    r = rows("store-vs-raw.csv")
+    if not r:
+        return []
+    g = collections.defaultdict(list)
+    for x in r:
+        g[(x["operation"], x["backend"], x.get("variant") or "recreate-copy", x["ranks"])].append(x)
+    body = [[op, b, v, n, len(xs), ci([x["store_us"] for x in xs], "{:.3f}"), ci([x["raw_us"] for x in xs], "{:.3f}"),
+             ci([x["ratio"] for x in xs], "{:.2f}")] for (op, b, v, n), xs in g.items()]
+    return table(["operation", "backend", "variant", "ranks", "launches", "store (us)", "raw RMA (us)", "ratio"],
+                 body) + [load_line(r, "store-vs-raw.csv"), ""]
 
 
 def hotpath():
+    """hotpath.csv: the local steps of a read, ns per call, per launch (a
+    repetition: the median of its rounds).  Older files have one launch."""
     r = rows("hotpath.csv")
-    return table(["step", "ranks", "replicas", "ns per call", "rounds"],
-                 [[x["step"], x["ranks"], x["replicas"], f"{float(x['ns_per_call']):.2f}", x["rounds"]]
-                  for x in r]) if r else []
+    if not r:
+        return []
+    g = collections.defaultdict(list)
+    for x in r:
+        g[(x["step"], x["ranks"], x["replicas"])].append(x)
+    return table(["step", "ranks", "replicas", "ns per call", "launches", "rounds each"],
+                 [[st, n, rp, ci([x["ns_per_call"] for x in xs], "{:.2f}"), len(xs), xs[0]["rounds"]]
+                  for (st, n, rp), xs in g.items()]) + [load_line(r, "hotpath.csv"), ""]
 
 
 def recovery(name="recovery.csv"):
@@ -492,7 +508,7 @@ def proposed():
         copies = "/".join(sorted({x.get("replicas") or "1" for x in ov if x["variant"] == "none"}))
         out += table(["workload", "ranks", f"none, r = {copies} (ops/s)", "recreate-copy", "proposed",
                       "proposed / recreate-copy, paired by repetition", "runs each"], body)
-        out += ["", load_line(ov, "proposed-overhead.csv"), ""]
+        out += [load_line(ov, "proposed-overhead.csv"), ""]
     return out
 
 

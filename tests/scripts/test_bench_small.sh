@@ -2,7 +2,8 @@
 # test_bench_small.sh -- `make bench` at a tiny size, into a directory of its
 # own (BENCH_OUT), never into results/bench.
 #
-# Pass rules: BENCH=hotpath, BENCH=ycsb (YCSB C, 2 ranks, 2 repetitions of
+# Pass rules: BENCH=hotpath and BENCH=store-vs-raw (2 launches each, a row
+# per launch, the ratio's interval in the table), BENCH=ycsb (YCSB C, 2 ranks, 2 repetitions of
 # 1 s), BENCH=recovery and BENCH=recovery-floor (1,000 pairs, 4 ranks, 2
 # repetitions), BENCH=ftcost (2 ranks, 3 turn pairs of 50 ms per variant)
 # and BENCH=firsttouch (8 MB, 2 rounds) each write their CSV with the
@@ -26,7 +27,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 before=$(cd "$ROOT" && git status --porcelain results/bench)
 bench() { BENCH_OUT=$T LOAD_WAIT=0 "$@" bash "$ROOT/experiments/bench/bench.sh" > "$T/$BENCH.log" 2>&1 ||
   fail "BENCH=$BENCH: $(tail -3 "$T/$BENCH.log")"; }
-BENCH=hotpath bench env HOTPATH_ITERS=100000
+BENCH=hotpath bench env HOTPATH_ITERS=100000 HOTPATH_REPS=2
+BENCH=store-vs-raw bench env OPS=2000 STORE_RAW_REPS=2
 BENCH=ycsb bench env YCSB_WORKLOADS=c YCSB_RANKS=2 YCSB_REPS=2 YCSB_SECONDS=1
 BENCH=recovery bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
 BENCH=recovery-floor bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
@@ -53,12 +55,19 @@ awk -F, 'NR > 1 && !/^#/ && (NF != 20 || $13 < 1 || $15 < 1 || $16 < 1) {bad = 1
   fail "ftcost.csv rows: $(cat "$T/ftcost.csv")"
 [ "$(grep -c '^[12],8,[0-9.]*,[0-9.]*$' "$T/firsttouch.csv")" -eq 2 ] || fail "firsttouch.csv rows: $(cat "$T/firsttouch.csv")"
 rev=$(git -C "$ROOT" rev-parse --short HEAD)
-for f in hotpath ycsb recovery recovery-floor ftcost firsttouch; do
+for f in hotpath store-vs-raw ycsb recovery recovery-floor ftcost firsttouch; do
   m=$T/$f.meta
   grep -q "^revision: $rev\(-dirty\)\?$" "$m" && grep -q '^mpi: Open MPI' "$m" && grep -q '^date: 20' "$m" &&
     grep -q '^host: [0-9]* cores' "$m" && grep -q '^load: ' "$m" && grep -q "^command: BENCH=$f .*make bench$" "$m" ||
     fail "$f.meta: $(cat "$m" 2>/dev/null)"
 done
+# store-vs-raw and hotpath: a row per launch, two launches each
+[ "$(grep -c '^\(recreate-copy\|none\),\(allocate\|create\),[12],\(get\|put\),2,' "$T/store-vs-raw.csv")" -eq 12 ] ||
+  fail "store-vs-raw.csv rows: $(cat "$T/store-vs-raw.csv")"
+[ "$(grep -c '^[12],[a-z]*,' "$T/hotpath.csv")" -ge 10 ] || fail "hotpath.csv rows: $(cat "$T/hotpath.csv")"
+out=$($R print store-vs-raw --dir "$T") || fail "report.py print store-vs-raw: $out"
+grep -q '^| get | create | recreate-copy | 2 | 2 | [0-9.]* \[[0-9.]*, [0-9.]*\] (50%) | .* | [0-9.]* \[[0-9.]*, [0-9.]*\] (50%) |$' <<<"$out" ||
+  fail "the store-vs-raw table has no interval of its ratio: $out"
 out=$($R print ycsb recovery hotpath --dir "$T") || fail "report.py print: $out"
 grep -q '^| C | 2 | [0-9.]*k \[[0-9.]*k, [0-9.]*k\]\( ([0-9]*%)\)\? |.* | 2 |$' <<<"$out" || fail "the ycsb table has no interval or count: $out"
 grep -q '^| recreate-copy | 4 | 1000 | 2 | 0 | [0-9.]* \[[0-9.]*, [0-9.]*\]\( ([0-9]*%)\)\? |' <<<"$out" ||
