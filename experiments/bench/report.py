@@ -162,6 +162,28 @@ def hotpath():
                   for (st, n, rp), xs in g.items()]) + [load_line(r, "hotpath.csv"), ""]
 
 
+def readpath_gap():
+    """hotpath.csv beside store-vs-raw.csv: the local steps of a get (hash,
+    placement of 2 replicas on 2 ranks, decode), each less the empty loop,
+    summed, against what a get of recreate-copy on allocate (osc/sm) costs
+    above its raw get; medians over launches."""
+    hp = rows("hotpath.csv")
+    gets = [x for x in rows("store-vs-raw.csv") if x["operation"] == "get" and x["backend"] == "allocate"
+            and (x.get("variant") or "recreate-copy") == "recreate-copy" and x["ranks"] == "2"]
+    step = lambda st, n="", rp="": med([x["ns_per_call"] for x in hp  # noqa: E731
+                                        if x["step"] == st and x["ranks"] == n and x["replicas"] == rp])
+    if not hp or not gets:
+        return []
+    parts = sum(step(*s) - step("baseline") for s in (("hash",), ("place", "2", "2"), ("decode",)))
+    gap = med([(float(x["store_us"]) - float(x["raw_us"])) * 1e3 for x in gets])
+    if parts != parts or gap != gap:
+        return []
+    than = "more than" if parts > gap else "less than" if parts < gap else "as much as"
+    return [f"Each timed alone and less the empty loop, the hash, the placement (2 ranks, 2 replicas) and the "
+            f"decoding add up to {parts:.0f} ns, {than} the {gap:.0f} ns by which a get of `recreate-copy` on "
+            f"`allocate` exceeds its raw get (medians over launches).", ""]
+
+
 def recovery(name="recovery.csv"):
     r = rows(name)
     if not r:
@@ -1111,7 +1133,7 @@ def timeline(name="timeline.csv"):
         f"Load (1 min) at the runs: {min(loads):.2f} to {max(loads):.2f}."]
 
 
-TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "recovery": recovery,
+TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "readpath-gap": readpath_gap, "recovery": recovery,
           "recovery-floor": recovery_floor, "recovery-profile": recovery_profile, "recovery-slope": recovery_slope, "ycsb": ycsb, "ftcost": ftcost, "firsttouch": firsttouch,
           "soak": soak, "soak-paced": lambda: soak("soak-paced.csv"), "soak-proposed": lambda: soak("soak-proposed.csv"),
           "soak-online": lambda: soak("soak-online.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
