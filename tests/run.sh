@@ -106,7 +106,7 @@ fi
 # named, and is stopped so that it cannot make a later test fail instead.
 daemons() {  # "name:pid" of each live (not zombie) daemon, sorted
   local n p
-  for n in prterun prted slurmctld slurmd slurmstepd munged; do
+  for n in mpirun prterun prte prted slurmctld slurmd slurmstepd munged; do
     for p in $(pgrep -x "$n"); do
       grep -q '^State:[[:space:]]*Z' "/proc/$p/status" 2>/dev/null || echo "$n:$p"
     done

@@ -771,7 +771,7 @@ def faults(files=None):
     hosts alone, at their own code (one table per code)."""
     meta = lambda n: benchfiles.revisions(meta_path(n)) or ["NA"]  # noqa: E731
     g = collections.defaultdict(list)
-    used, left = [], []
+    used, left, history = [], [], []
     soaks = lambda n: [x for x in rows(n) if x.get("kind") == "soak"]  # noqa: E731
     if files is None:
         names = sorted(n for n in os.listdir(BENCH) if n.startswith("multihost") and n.endswith(".csv"))
@@ -795,6 +795,9 @@ def faults(files=None):
     for n in names:
         r = soaks(n)
         if not r:
+            continue
+        if kept(n):
+            history.append(n)
             continue
         if same_code(ref + meta(n)) is not True:
             left.append(f"{n} ({', '.join(meta(n))})")
@@ -821,6 +824,8 @@ def faults(files=None):
                      + (f", the latest after {max(seen):.0f} ms." if seen else "."))
     if left:
         notes.append("Left out, measured on other code (kvstore/ or patches/ differ): " + ", ".join(left) + ".")
+    if history:
+        notes.append(f"Kept as history, not in the table (`make stale` says why): {len(history)} files.")
     return table(["fault", "hosts", "variant", "backend", "runs", *HISTORY_OUTCOMES, "hang rate [95% CI]",
                   "detection (ms)"], body) + [""] + notes
 
@@ -1146,7 +1151,6 @@ TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "readpath-gap": read
           "timeline-3hosts-create": lambda: timeline("timeline-3hosts-create.csv"),
           "timeline-revs": lambda: timeline("timeline-revs.csv"),
           "variants": variants, "faults": faults,
-          "faults-fenced": lambda: faults(["multihost-daemon-fenced-create.csv"]),
           "conformance": conformance, "provenance": provenance}
 # Tables computed from the source, not from result files: `check` leaves them.
 SOURCE_TABLES = {"loc", "variants"}  # variants: its code columns
@@ -1164,7 +1168,7 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "timeline-create": "timeline-create.csv", "timeline-3hosts-create": "timeline-3hosts-create.csv",
            "timeline-revs": "timeline-revs.csv",
            "variants": "timeline.csv", "faults": "soak.csv",
-           "faults-fenced": "multihost-daemon-fenced-create.csv", "conformance": "conformance.csv"}
+           "conformance": "conformance.csv"}
 REGION = re.compile(r"(<!-- report: ([a-z0-9 -]+) -->\n)(.*?)(<!-- end report -->)", re.S)
 
 
