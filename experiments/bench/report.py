@@ -880,9 +880,12 @@ def provenance():
                          "", "", "", ""])
             continue
         mpi = m.get("mpi", "") + (f", patches: {m['mpi patches']}" if m.get("mpi patches", "none") != "none" else "")
+        parts = len(benchfiles.values(meta_path(name), "date"))
+        mixed = "; ".join(mixes(name)) or "no"
         body.append([f"`{name}`", nrows, m.get("revision", "?"), m.get("date", "?"), mpi.replace("|", "/"),
-                     f"{m.get('host', '?')}; load {m.get('load', '?')}", f"`{m.get('command', '?')}`"])
-    return table(["file", "rows", "revision", "date", "MPI", "host", "command"], body)
+                     f"{m.get('host', '?')}; load {m.get('load', '?')}", f"`{m.get('command', '?')}`",
+                     parts, mixed])
+    return table(["file", "rows", "revision", "date", "MPI", "host", "command", "runs of it", "mixes"], body)
 
 
 # What a result measures: the code that made its numbers, as git pathspecs
@@ -899,31 +902,56 @@ def here():
     return rec.get("mpi", "?"), rec.get("host", "?")
 
 
+def record_path(name):
+    """The record of result file name: NAME.meta, for NAME-bins.csv its
+    NAME.csv's."""
+    path = meta_path(name)
+    if not os.path.exists(path) and name.endswith("-bins.csv"):
+        path = meta_path(name[:-len("-bins.csv")] + ".csv")
+    return path
+
+
+def code_changed(a, b):
+    """git's answer whether the measured code differs between revisions a
+    and b: 0 no, 1 yes, else git cannot tell."""
+    return subprocess.run(["git", "-C", ROOT, "diff", "--quiet", a, b, "--", *MEASURED],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+
+
+def mixes(name):
+    """What the records of result file name (its first run and every
+    resumed one) disagree on: the measured code of their revisions, the
+    MPI build, the machine; [] when its rows are of one of each."""
+    path = record_path(name)
+    base = sorted({r.split("-")[0] for r in benchfiles.revisions(path) if r and r != "NA"})
+    out = []
+    if any(code_changed(a, b) == 1 for a, b in zip(base, base[1:])):
+        out.append("its rows come from different code")
+    if len(set(benchfiles.values(path, "mpi"))) > 1:
+        out.append("its rows come from different MPI builds")
+    if len(set(benchfiles.values(path, "host"))) > 1:
+        out.append("its rows come from different machines")
+    return out
+
+
 def stale_reasons(name, now, head="HEAD"):
     """Why result file name no longer stands for the code at head on this
-    machine and MPI (now: here()'s pair), [] when it does: no record,
-    revisions whose measured code differs (a file of mixed code), the
-    measured code changed since, an uncommitted revision, another MPI
-    build, another machine."""
-    path = meta_path(name)
-    if not os.path.exists(path) and name.endswith("-bins.csv"):  # the bins of NAME.csv: its record
-        path = meta_path(name[:-len("-bins.csv")] + ".csv")
+    machine and MPI (now: here()'s pair), [] when it does: no record, a
+    file of mixed records (mixes), the measured code changed since, a
+    revision with edits to it, another MPI build, another machine."""
+    path = record_path(name)
     if not os.path.exists(path):
         return ["no record"]
     revs = benchfiles.revisions(path)
     why = []
     if any(r.endswith("-dirty") for r in revs):
         why.append("measured on uncommitted code")
+    why += mixes(name)
     base = sorted({r.split("-")[0] for r in revs if r and r != "NA"})
-    changed = lambda a, b: subprocess.run(  # noqa: E731
-        ["git", "-C", ROOT, "diff", "--quiet", a, b, "--", *MEASURED],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-    if any(changed(a, b) == 1 for a, b in zip(base, base[1:])):
-        why.append("its rows come from different code")
-    since = [r for r in base if changed(r, head) == 1]
+    since = [r for r in base if code_changed(r, head) == 1]
     if since:
         why.append(f"the measured code changed since {', '.join(since)}")
-    if any(changed(r, head) not in (0, 1) for r in base):
+    if any(code_changed(r, head) not in (0, 1) for r in base):
         why.append("git does not know a revision")
     mpi, host = now
     if any(m != mpi for m in benchfiles.values(path, "mpi")):
