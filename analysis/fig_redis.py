@@ -6,7 +6,7 @@ usage: analysis/fig_redis.py results/bench/redis.csv OUTDIR
 A separate script, not a figures.py module: figures.py reads campaign
 directories (one run directory per run), while experiments/bench/bench_redis.sh
 keeps one CSV row per run (its header names the columns).  Writes
-OUTDIR/redis.png and .pdf, three panels: failure-free throughput per
+OUTDIR/redis.png and .pdf, three panels: failure-free throughput per transport,
 workload and ranks, store and Redis side by side, each the median of the
 repetitions with its 95% distribution-free interval (stats.py), and for Redis the
 redis-benchmark ceiling measured in the same runs (a black line, with its
@@ -57,9 +57,10 @@ def read(path):
 
 
 def failure_free(ax_t, ax_l, rows):
-    configs = []
+    configs = []  # (transport, workload, ranks); older files have no transport: "mixed"
+    key = lambda r: (r.get("transport") or "mixed", r["workload"].upper(), int(r["ranks"]))  # noqa: E731
     for r in rows:
-        k = (r["workload"].upper(), int(r["ranks"]))
+        k = key(r)
         if r["kind"] == "failure-free" and k not in configs:
             configs.append(k)
     import numpy as np
@@ -69,7 +70,7 @@ def failure_free(ax_t, ax_l, rows):
         get = {}
         for r in rows:
             if r["kind"] == "failure-free" and r["system"] == system:
-                get.setdefault((r["workload"].upper(), int(r["ranks"])), []).append(r)
+                get.setdefault(key(r), []).append(r)
         sm = [stats.summary([r["throughput_ops_per_s"] for r in get.get(k, [])]) for k in configs]
         off = (i - 0.5) * 0.38
         ax_t.bar(x + off, [s.median / 1e3 if s.median else 0 for s in sm], width=0.38, color=COLORS[system],
@@ -96,7 +97,7 @@ def failure_free(ax_t, ax_l, rows):
                          color=COLORS[system], marker=marker, label=f"{system} {p[:3]} (median)")
     for ax in (ax_t, ax_l):
         ax.set_xticks(x)
-        ax.set_xticklabels([f"YCSB {w}\n{n} ranks" for w, n in configs], fontsize=8)
+        ax.set_xticklabels([f"{t}\nYCSB {w}\n{n} ranks" for t, w, n in configs], fontsize=8)
     ax_t.set_yscale("log")
     tops = [r["throughput_ops_per_s"] for r in rows if r["kind"] == "failure-free" and r["throughput_ops_per_s"]]
     if tops:  # room above the bars for the legend

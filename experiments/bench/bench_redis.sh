@@ -3,16 +3,19 @@
 # (experiments/bench/bench.sh) or directly.  Writes results/bench/redis.csv, prints
 # a summary table and draws results/bench/figures/redis.png.
 #
-# 1. Failure-free, side by side: YCSB A, B, C at 2 and 4 ranks, the store
-#    (variant recreate-copy, r = 2) and Redis (a primary and one replica,
-#    WAIT 1 after every write: the same 2 copies), the same driver,
-#    workload, keys and values; each Redis run gets fresh servers
-#    (experiments/bench/redis_harness.sh) and, against the same servers
-#    right after the driver, redis-benchmark with one client per rank (GET
-#    and SET of the same value size over the same keys): the ceiling of
-#    what a client gets from that server on this machine, which the
-#    driver's Redis throughput is judged against.  REDIS_REPS (5)
-#    repetitions, store and Redis alternating, so noise falls on both.
+# 1. Failure-free, side by side over the same transport: YCSB A, B, C at
+#    2 and 4 ranks, the store (variant recreate-copy, r = 2) and Redis (a
+#    primary and one replica, WAIT 1 after every write: the same 2
+#    copies), the same driver, workload, keys and values; transport shm
+#    (the store's osc/sm windows, Redis's Unix socket) and tcp (the store's
+#    osc/rdma windows over btl/tcp, Redis's loopback port).  Each Redis run
+#    gets fresh servers (experiments/bench/redis_harness.sh) and, against
+#    the same servers over the same transport right after the driver,
+#    redis-benchmark with one client per rank in as many threads (GET and
+#    SET of the same value size over the same keys), one request at a time
+#    (the ceiling of a client like the driver's) and pipelined 16 deep (the
+#    server's own).  REDIS_REPS (5) repetitions, every cell once per
+#    repetition in an order drawn from it (cells.sh), so noise falls on all.
 #    The machine must be idle: with a 1-minute load above KV_MAX_LOAD
 #    (half the cores) the benchmark refuses to start, unless
 #    KV_ALLOW_LOAD=1, and every row records the load before its run.
@@ -44,6 +47,8 @@
 #                       (1 / (read/GET + update/SET)); writes without WAIT, so an
 #                       upper bound for the driver's Redis
 #   load_1min           the machine's 1-minute load average before the run
+#   transport           shm or tcp (failover runs: tcp)
+#   pipelined_ops_per_s the same mix from redis-benchmark pipelined 16 deep (NA for store rows)
 # Sizes (environment, REDIS_ so that bench.sh's RANKS is not taken):
 # REDIS_RANKS ("2 4"), REDIS_WORKLOADS ("a b c"), REDIS_RUN_S (3),
 # REDIS_RECORDS (20000), REDIS_REPS (5), REDIS_BENCH_REQUESTS (50000),
@@ -74,15 +79,22 @@ if [ "${1:-}" = --failover-run ]; then
   exit $rc
 fi
 
-# Inside the harness (failure-free Redis run): the driver, then
-# redis-benchmark against the same servers.
+# Inside the harness (failure-free Redis run): the driver over TRANSPORT
+# (shm: the primary's Unix socket; tcp: loopback TCP), then redis-benchmark
+# against the same servers over the same transport: as many clients as
+# ranks in as many threads, one request at a time (the ceiling of a
+# client like the driver's), and pipelined 16 deep (the server's own).
 if [ "${1:-}" = --ceiling-run ]; then
-  d=$2 np=$3; shift 3
-  "$ROOT/scripts/kvrun" -n "$np" --timeout 120 -- "$BIN/kv_driver" driver.backend=redis redis.port="$REDIS_PORT" \
+  d=$2 np=$3 tr=$4; shift 4
+  where=(redis.host=127.0.0.1 redis.port="$REDIS_PORT") bench=(-p "$REDIS_PORT")
+  [ "$tr" = shm ] && where=(redis.host="$REDIS_SOCKET") bench=(-s "$REDIS_SOCKET")
+  "$ROOT/scripts/kvrun" -n "$np" --timeout 120 -- "$BIN/kv_driver" driver.backend=redis "${where[@]}" \
     redis.wait_replicas=1 "$@" driver.out="$d"
   rc=$?
-  timeout 120 redis-benchmark -p "$REDIS_PORT" -c "$np" -n "${REDIS_BENCH_REQUESTS:-50000}" -d 64 -r "$RECORDS" \
-    -t get,set --csv > "$d/ceiling.csv" 2>"$d/ceiling.log"
+  for p in 1 16; do
+    timeout 120 redis-benchmark "${bench[@]}" -c "$np" --threads "$np" -P "$p" -n "${REDIS_BENCH_REQUESTS:-50000}" \
+      -d 64 -r "$RECORDS" -t get,set --csv > "$d/ceiling-P$p.csv" 2>"$d/ceiling-P$p.log"
+  done
   exit $rc
 fi
 
@@ -104,49 +116,57 @@ fi
 for x in "$BIN/kv_driver" "$BIN/kv_inject"; do [ -x "$x" ] || { echo "bench_redis: $x missing: run make" >&2; exit 1; }; done
 command -v redis-server >/dev/null || { echo "bench_redis: redis-server not installed (make deps)" >&2; exit 1; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-echo "system,kind,workload,ranks,repetition,throughput_ops_per_s,p50_us,p99_us,read_p50_us,read_p99_us,update_p50_us,update_p99_us,ops,failed_ops,retried_ops,verify_errors,failover_first_ms,failover_last_ms,acked_lost,degraded_writes,status,ceiling_get_per_s,ceiling_set_per_s,ceiling_ops_per_s,load_1min" > "$f"
+echo "system,kind,workload,ranks,repetition,throughput_ops_per_s,p50_us,p99_us,read_p50_us,read_p99_us,update_p50_us,update_p99_us,ops,failed_ops,retried_ops,verify_errors,failover_first_ms,failover_last_ms,acked_lost,degraded_writes,status,ceiling_get_per_s,ceiling_set_per_s,ceiling_ops_per_s,load_1min,transport,pipelined_ops_per_s" > "$f"
 "$ROOT/scripts/provenance" "BENCH=redis REDIS_REPS=${REDIS_REPS:-5} REDIS_RANKS='${REDIS_RANKS:-2 4}' REDIS_WORKLOADS='${REDIS_WORKLOADS:-a b c}' REDIS_RUN_S=$RUN_S REDIS_RECORDS=$RECORDS KV_ALLOW_LOAD=${KV_ALLOW_LOAD:-0} make bench" > "${f%.csv}.meta"
 
 na() { [ -n "$1" ] && echo "$1" || echo NA; }
-# ceiling DIR: "GET/s,SET/s,mixed/s" from redis-benchmark's CSV and the
-# driver's read/update shares (meta.json), NA where missing.
+# ceiling DIR P: "GET/s,SET/s,mixed/s" from redis-benchmark's CSV of
+# pipeline depth P and the driver's read/update shares (meta.json), NA
+# where missing.
 ceiling() {
   local d=$1 get set rd up
-  get=$(awk -F'"' '$2 == "GET" {print $4}' "$d/ceiling.csv" 2>/dev/null)
-  set=$(awk -F'"' '$2 == "SET" {print $4}' "$d/ceiling.csv" 2>/dev/null)
+  get=$(awk -F'"' '$2 == "GET" {print $4}' "$d/ceiling-P$2.csv" 2>/dev/null)
+  set=$(awk -F'"' '$2 == "SET" {print $4}' "$d/ceiling-P$2.csv" 2>/dev/null)
   rd=$(sed -n 's/.*"read": \([0-9.e-]*\).*/\1/p' "$d/meta.json" 2>/dev/null)
   up=$(sed -n 's/.*"update": \([0-9.e-]*\).*/\1/p' "$d/meta.json" 2>/dev/null)
   awk -v g="${get:-}" -v s="${set:-}" -v r="${rd:-}" -v u="${up:-}" 'BEGIN {
     m = (g > 0 && s > 0 && r + u > 0) ? sprintf("%.1f", (r + u) / (r / g + u / s)) : "NA"
     printf "%s,%s,%s", (g == "" ? "NA" : g), (s == "" ? "NA" : s), m }'
 }
-row() {  # system kind workload ranks rep dir kvrun-status load [ceiling]
+row() {  # system kind workload ranks rep dir kvrun-status load transport [ceiling pipelined]
   local d=$6 st
   case $7 in 0) st=pass ;; 1) st=fail ;; 2) st=crashed ;; 3) st=hung ;; 4) st=aborted ;; *) st=error ;; esac
   lat() { na "$(awk -F, -v op="$1" -v c="$2" '$1 == op && $2 == "all" {print $c}' "$d/latency.csv" 2>/dev/null)"; }
   meta() { na "$(sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" "$d/meta.json" 2>/dev/null)"; }
   fo() { na "$(awk -F, -v c="$1" 'NR == 2 {print $c}' "$d/failover.csv" 2>/dev/null)"; }
   local tput; tput=$(na "$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$d/summary.txt" 2>/dev/null)")
-  echo "$1,$2,$3,$4,$5,$tput,$(lat all 4),$(lat all 6),$(lat read 4),$(lat read 6),$(lat update 4),$(lat update 6),$(meta operations_done),$(meta failed_ops),$(meta retried_ops),$(meta verify_errors),$(fo 2),$(fo 3),$(fo 10),$(fo 7),$st,${9:-NA,NA,NA},$8" | tee -a "$f"
+  echo "$1,$2,$3,$4,$5,$tput,$(lat all 4),$(lat all 6),$(lat read 4),$(lat read 6),$(lat update 4),$(lat update 6),$(meta operations_done),$(meta failed_ops),$(meta retried_ops),$(meta verify_errors),$(fo 2),$(fo 3),$(fo 10),$(fo 7),$st,${10:-NA,NA,NA},$8,$9,${11:-NA}" | tee -a "$f"
 }
 
 command -v redis-benchmark >/dev/null || { echo "bench_redis: redis-benchmark not installed (make deps)" >&2; exit 1; }
 echo "== failure-free: the store (recreate-copy, r=2) and Redis (primary + replica, WAIT 1), ${RUN_S} s each," \
-     "redis-benchmark against the same servers as the ceiling, ${REDIS_REPS:-5} repetitions"
+     "over shared memory (store osc/sm, Redis's Unix socket) and TCP (store osc/rdma, Redis's loopback port)," \
+     "redis-benchmark against the same servers as the ceiling, ${REDIS_REPS:-5} repetitions in drawn orders"
+source "$ROOT/experiments/bench/cells.sh"  # cells_order
+cells=$(for w in ${REDIS_WORKLOADS:-a b c}; do for n in ${REDIS_RANKS:-2 4}; do for t in shm tcp; do
+          for sy in store redis; do echo "$sy/$t/$w/$n"; done; done; done; done)
 for rep in $(seq 1 "${REDIS_REPS:-5}"); do
-  for w in ${REDIS_WORKLOADS:-a b c}; do
-    for n in ${REDIS_RANKS:-2 4}; do
-      d=$T/store-$w-$n-$rep load=$(load1)
+  # shellcheck disable=SC2086  # a list of words
+  for c in $(cells_order "redis$rep" $cells); do
+    IFS=/ read -r sy t w n <<<"$c"
+    d=$T/$sy-$t-$w-$n-$rep load=$(load1)
+    if [ "$sy" = store ]; then
+      b=allocate; [ "$t" = tcp ] && b=create
       "$ROOT/scripts/kvrun" -n "$n" --timeout 120 -- "$BIN/kv_driver" workload.workload="$w" \
         workload.duration_s="$RUN_S" "${COMMON[@]}" store.max_value=64 store.slots_per_rank=32768 \
-        store.variant=recreate-copy store.replicas=2 driver.out="$d" > "$T/log" 2>&1
-      row store failure-free "$w" "$n" "$rep" "$d" $? "$load"
-      d=$T/redis-$w-$n-$rep load=$(load1)
+        store.variant=recreate-copy store.replicas=2 store.backend="$b" driver.out="$d" > "$T/log" 2>&1
+      row store failure-free "$w" "$n" "$rep" "$d" $? "$load" "$t"
+    else
       mkdir -p "$d"
-      "$HARNESS" -- "$0" --ceiling-run "$d" "$n" workload.workload="$w" workload.duration_s="$RUN_S" \
+      "$HARNESS" -- "$0" --ceiling-run "$d" "$n" "$t" workload.workload="$w" workload.duration_s="$RUN_S" \
         "${COMMON[@]}" > "$T/log" 2>&1
-      row redis failure-free "$w" "$n" "$rep" "$d" $? "$load" "$(ceiling "$d")"
-    done
+      row redis failure-free "$w" "$n" "$rep" "$d" $? "$load" "$t" "$(ceiling "$d" 1)" "$(ceiling "$d" 16 | cut -d, -f3)"
+    fi
   done
 done
 
@@ -157,7 +177,7 @@ for rep in $(seq 1 "${REDIS_FAILOVER_REPS:-5}"); do
   mkdir -p "$d"
   "$HARNESS" --sentinels 3 --down-after-ms 1000 -- "$0" --failover-run "$d" "$FR" > "$T/log" 2>&1
   st=$?
-  row redis failover a "$FR" "$rep" "$d" $st "$load"
+  row redis failover a "$FR" "$rep" "$d" $st "$load" tcp
   [ -s "$d/kills.csv" ] || { echo "  (no kill logged: $(tail -1 "$d/inject.log" 2>/dev/null))"; tail -3 "$T/log"; }
 done
 

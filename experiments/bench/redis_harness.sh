@@ -10,7 +10,8 @@
 # sync and every sentinel knows the replica and the other sentinels (else a
 # kill could find no one to promote or no majority to elect a leader); then
 # runs COMMAND with, in its environment:
-#   REDIS_HOST (127.0.0.1), REDIS_PORT (primary), REDIS_REPLICA_PORT,
+#   REDIS_HOST (127.0.0.1), REDIS_PORT (primary), REDIS_SOCKET (the
+#   primary's Unix socket, the same server), REDIS_REPLICA_PORT,
 #   REDIS_SENTINEL_PORTS (comma-separated, "" without sentinels),
 #   REDIS_MASTER_NAME, REDIS_PRIMARY_PID, REDIS_REPLICA_PID,
 #   REDIS_PIDS (every process started here), REDIS_DIR (their files).
@@ -91,7 +92,7 @@ server() {  # name port [redis args]
   PIDS+=($!)
   disown $!  # a kill by the injector is expected: no "Killed" line from bash
 }
-server primary "$PP"
+server primary "$PP" --unixsocket "$DIR/primary.sock" --unixsocketperm 700
 PRIMARY_PID=$!
 wait_for 10 "primary on port $PP" is_up "$PP"
 server replica "$RP" --replicaof 127.0.0.1 "$PP"
@@ -126,7 +127,7 @@ sentinel_ready() {  # every sentinel knows the replica and the others
 }
 [ "$SENTINELS" = 0 ] || wait_for 30 "$SENTINELS sentinels" sentinel_ready
 
-export REDIS_HOST=127.0.0.1 REDIS_PORT=$PP REDIS_REPLICA_PORT=$RP REDIS_MASTER_NAME=$NAME \
+export REDIS_HOST=127.0.0.1 REDIS_PORT=$PP REDIS_SOCKET=$DIR/primary.sock REDIS_REPLICA_PORT=$RP REDIS_MASTER_NAME=$NAME \
   REDIS_PRIMARY_PID=$PRIMARY_PID REDIS_REPLICA_PID=$REPLICA_PID REDIS_DIR=$DIR
 REDIS_SENTINEL_PORTS=$(IFS=,; echo "${SPS[*]}") REDIS_PIDS="${PIDS[*]}"
 export REDIS_SENTINEL_PORTS REDIS_PIDS

@@ -534,36 +534,53 @@ def proposed():
     return out
 
 
+# What each transport compares (redis.csv's transport column; older files
+# have none: their store ran on shared memory and their Redis over TCP).
+TRANSPORTS = {"shm": "shared memory: the store's osc/sm windows, Redis's Unix socket",
+              "tcp": "TCP: the store's osc/rdma windows over btl/tcp, Redis's loopback port",
+              "mixed": "older file: the store on shared memory against Redis over TCP"}
+
+
 def redis():
-    """The store against Redis: failure-free side by side, with
-    redis-benchmark's ceiling from the same runs, and the failovers."""
+    """The store against Redis: failure-free side by side over the same
+    transport, with redis-benchmark's ceilings from the same runs, and the
+    failovers."""
     r = rows("redis.csv")
     if not r:
         return []
     ff = {}
-    for x in r:  # older files have no ceiling or load columns: NA
+    for x in r:  # older files have no ceiling, load or transport columns: NA, and "mixed"
         if x["kind"] == "failure-free":
-            ff.setdefault((x["workload"], int(x["ranks"])), {}).setdefault(x["system"], []).append(x)
+            t = x.get("transport") or "mixed"
+            ff.setdefault((t, x["workload"], int(x["ranks"])), {}).setdefault(x["system"], []).append(x)
     col = lambda g, c: [x.get(c, "NA") for x in g]  # noqa: E731
     ratio = lambda a, b: "NA" if not nums(a) or not nums(b) else f"{med(a) / med(b):.2f}"  # noqa: E731
     body = []
-    for (w, n), c in sorted(ff.items()):
+    for (t, w, n), c in sorted(ff.items()):
         st, rd = c.get("store", []), c.get("redis", [])
         loads = nums(col(st + rd, "load_1min"))
-        body.append([w.upper(), n, kilo(col(st, "throughput_ops_per_s")), kilo(col(rd, "throughput_ops_per_s")),
-                     kilo(col(rd, "ceiling_ops_per_s")), ratio(col(rd, "throughput_ops_per_s"), col(rd, "ceiling_ops_per_s")),
-                     ratio(col(st, "throughput_ops_per_s"), col(rd, "throughput_ops_per_s")),
-                     f"{med(col(st, 'p50_us')):.2f} / {med(col(st, 'p99_us')):.0f}",
-                     f"{med(col(rd, 'p50_us')):.1f} / {med(col(rd, 'p99_us')):.0f}",
+        body.append([t, w.upper(), n, kilo(col(st, "throughput_ops_per_s")), kilo(col(rd, "throughput_ops_per_s")),
+                     kilo(col(rd, "ceiling_ops_per_s")), kilo(col(rd, "pipelined_ops_per_s")),
+                     ratio(col(rd, "throughput_ops_per_s"), col(rd, "ceiling_ops_per_s")),
+                     ratio(col(st, "throughput_ops_per_s"), col(rd, "throughput_ops_per_s")) if t != "mixed"
+                     else "NA (not one transport)",
+                     f"{med(col(st, 'p50_us')):.2f} / {med(col(st, 'p99_us')):.0f}" if st else "NA",
+                     f"{med(col(rd, 'p50_us')):.1f} / {med(col(rd, 'p99_us')):.0f}" if rd else "NA",
                      f"{len(st)} / {len(rd)}", f"{max(loads):.2f}" if loads else "NA"])
-    out = table(["workload", "ranks", "store (ops/s)", "Redis (ops/s)", "redis-benchmark ceiling (ops/s)",
-                 "Redis / ceiling", "store / Redis", "store p50 / p99 (us)", "Redis p50 / p99 (us)",
-                 "runs (store / Redis)", "highest load"], body)
-    out += [f"Throughputs are medians of the runs with their {stats.INTERVAL}; the ratios are of the "
-            "medians, the latencies medians of the runs' percentiles. The ceiling is redis-benchmark against "
-            "the same servers in the same run, one client per rank, its GET and SET rates mixed in the "
-            "workload's shares (writes without WAIT). Load: the highest 1-minute load average before a run "
-            "of the cell (NA: not recorded).", ""]
+    out = table(["transport", "workload", "ranks", "store (ops/s)", "Redis (ops/s)", "ceiling, one request at a time",
+                 "ceiling, pipelined 16", "Redis / ceiling", "store / Redis", "store p50 / p99 (us)",
+                 "Redis p50 / p99 (us)", "runs (store / Redis)", "highest load"], body)
+    out += ["Transports: " + "; ".join(f"{k}, {v}" for k, v in TRANSPORTS.items() if any(t == k for t, _, _ in ff))
+            + ". The store / Redis ratio answers what the store gives a program against Redis over the same "
+            "transport; the ceilings say what the server gives a client like the driver's (one request at a "
+            "time) and what it gives at all (pipelined), so a Redis column near its first ceiling is the "
+            "server's limit, not the client's.",
+            f"Throughputs are medians of the runs with their {stats.INTERVAL}; the ratios are of the "
+            "medians, the latencies medians of the runs' percentiles. The ceilings are redis-benchmark against "
+            "the same servers over the same transport in the same run, one client per rank in as many threads, "
+            "its GET and SET rates mixed in the workload's shares (writes without WAIT; older files: one "
+            "thread, no pipelined column). Load: the highest 1-minute load average before a run of the cell "
+            "(NA: not recorded).", ""]
     fo = [x for x in r if x["kind"] == "failover"]
     if fo:
         out += table(["failover run", "ranks", "kill to first write, first rank (ms)",

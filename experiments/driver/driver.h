@@ -28,7 +28,7 @@ struct drv_backend;
 
 /* Settings redis.NAME of the Redis backend (backends/redis.c). */
 typedef struct drv_redis {
-    char host[256];          /* the primary (and the sentinels' host) */
+    char host[256];          /* the primary (and the sentinels' host); "/path" a Unix socket */
     int port;
     char sentinel_ports[128];/* "P[,P...]": follow a Sentinel failover; "" = none */
     char master_name[64];    /* the name the sentinels monitor */

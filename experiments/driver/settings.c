@@ -41,7 +41,7 @@ void drv_usage(FILE *f) {
           "                 backend (store | redis: the same workload against Redis),\n"
           "                 checkpoint_s (interval, store.variant=checkpoint-restart),\n"
           "                 restore (0/1: reload the latest checkpoint, no load phase)\n"
-          "  redis.NAME     with driver.backend=redis: host, port, sentinel_port (P[,P..]),\n"
+          "  redis.NAME     with driver.backend=redis: host (/path: a Unix socket), port, sentinel_port (P[,P..]),\n"
           "                 master_name, wait_replicas (WAIT after writes, 1), wait_timeout_ms,\n"
           "                 retry_s, check_lost (0/1) (see experiments/driver/backends/redis.c)\n"
           "Config files and result files: docs/formats.md.\n", f);

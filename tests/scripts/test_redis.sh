@@ -19,7 +19,12 @@
 #     refused with their messages;
 #  5. the harness passes its command's exit status on (3 here) and, after
 #     every case, no process it started (redis-server, redis-sentinel) is
-#     left: every recorded pid is gone and no process serves a recorded port.
+#     left: every recorded pid is gone and no process serves a recorded port;
+#  6. the driver over the primary's Unix socket passes; a socket path with a
+#     space is refused;
+#  7. bench_redis at a tiny size has a passing store and Redis run over each
+#     transport (shared memory, TCP), each Redis run with both ceilings,
+#     and report.py's table shows both transports.
 # Exit 0 pass, 1 fail, 77 skip when redis-server is not installed.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -126,4 +131,28 @@ for port in $(cat "$T/ports"); do
 done
 [ "$n" -ge 12 ] || fail "only $n processes recorded (want 2+2+5+3)"
 echo "ok: $n Redis processes started, none left running"
+
+# 6. the Unix socket: the driver over the primary's socket passes; a path
+#    with a space is refused
+"$HARNESS" -- bash -c '"$RUN" -n 2 --timeout 60 -- "$DRV" driver.backend=redis redis.host="$REDIS_SOCKET" \
+  redis.wait_replicas=1 workload.workload=a workload.duration_s=1 workload.records=2000 workload.operations=0 \
+  driver.out="$T/sock"' > "$T/sock.log" 2>&1 || fail "the driver over the Unix socket: $(tail -2 "$T/sock.log")"
+out=$("$DRV" driver.backend=redis "redis.host=/a b" 2>&1) && fail "a socket path with a space was taken"
+grep -q "is not a Unix socket path" <<<"$out" || fail "a bad socket path: $out"
+echo "ok: the driver over a Unix socket; a bad path refused"
+
+# 7. bench_redis at a tiny size: the store and Redis over each transport,
+#    each with its ceilings, side by side in the table
+BENCH_OUT=$T/bench REDIS_REPS=1 REDIS_RANKS=2 REDIS_WORKLOADS=c REDIS_RUN_S=1 REDIS_FAILOVER_REPS=0 KV_ALLOW_LOAD=1 \
+  bash "$ROOT/experiments/bench/bench_redis.sh" > "$T/bench.log" 2>&1 || fail "bench_redis: $(tail -3 "$T/bench.log")"
+for sy in store redis; do for t in shm tcp; do
+  awk -F, -v s="$sy" -v t="$t" 'NR > 1 && $1 == s && $2 == "failure-free" && $21 == "pass" && $6 > 0 && $26 == t {f = 1}
+    END {exit !f}' "$T/bench/redis.csv" || fail "no passing $sy run over $t: $(cat "$T/bench/redis.csv")"
+done; done
+awk -F, 'NR > 1 && $1 == "redis" && !($24 > 0 && $27 > 0) {bad = 1} END {exit bad}' "$T/bench/redis.csv" ||
+  fail "a Redis row without its ceilings: $(cat "$T/bench/redis.csv")"
+out=$(python3 "$ROOT/experiments/bench/report.py" print redis --file "$T/bench/redis.csv")
+grep -q '^| shm | C | 2 | .* | [0-9.]* | [0-9.]* | 0.[0-9]* / ' <<<"$out" && grep -q '^| tcp | C | 2 |' <<<"$out" ||
+  fail "the redis table: $out"
+echo "ok: bench_redis over shared memory and TCP, with the ceilings"
 echo "PASS"

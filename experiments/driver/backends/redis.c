@@ -60,6 +60,18 @@ static int get_name(const char *name, const char *v, char *dst, size_t n, char *
     return 0;
 }
 
+/* host: a name as get_name takes, or "/path" of a Unix socket (at most
+ * 107 bytes: sockaddr_un's sun_path, no spaces). */
+static int get_host(const char *name, const char *v, char *dst, size_t n, char *err, size_t len) {
+    if (v[0] != '/') return get_name(name, v, dst, n, err, len);
+    if (strlen(v) > 107 || strlen(v) >= n || strpbrk(v, " \t\n")) {
+        snprintf(err, len, "%s: '%s' is not a Unix socket path of at most 107 bytes without spaces", name, v);
+        return -1;
+    }
+    strcpy(dst, v);
+    return 0;
+}
+
 /* "P[,P...]" into ports; returns the count or -1. */
 static int parse_ports(const char *v, int *ports, int max) {
     int n = 0;
@@ -87,7 +99,7 @@ static int redis_set(drv_settings *s, const char *name, const char *v, char *err
         *ints[i].dst = (int)x;
         return 0;
     }
-    if (!strcmp(name, "host")) return get_name(name, v, r->host, sizeof r->host, err, len);
+    if (!strcmp(name, "host")) return get_host(name, v, r->host, sizeof r->host, err, len);
     if (!strcmp(name, "master_name")) return get_name(name, v, r->master_name, sizeof r->master_name, err, len);
     if (!strcmp(name, "sentinel_port")) {
         int ports[RCL_MAX_SENTINELS];
@@ -277,10 +289,11 @@ static int redis_put(drv_ctx *x, uint64_t rec, uint64_t ver, const char *key, si
     return 0;
 }
 
-/* rank.0 the replica, rank.1 the primary: only for servers on this host. */
+/* rank.0 the replica, rank.1 the primary: only for servers on this host
+ * (a loopback address or a Unix socket). */
 static void publish_pids(rrun *x) {
     const char *h = x->s->redis.host;
-    if (strncmp(h, "127.", 4) && strcmp(h, "localhost") && strcmp(h, "::1")) return;
+    if (strncmp(h, "127.", 4) && strcmp(h, "localhost") && strcmp(h, "::1") && h[0] != '/') return;
     char dir[1100];
     int primary, replica;
     snprintf(dir, sizeof dir, "%s/pids", x->s->out);

@@ -44,8 +44,10 @@ static void drop(void **ctx) {
     *ctx = NULL;
 }
 
+/* host "/path" is a Unix socket (port unused), as redis-cli -s. */
 static redisContext *connect_to(rcl *r, const char *host, int port, const char *what) {
-    redisContext *c = redisConnectWithTimeout(host, port, tv_ms(CONNECT_MS));
+    redisContext *c = host[0] == '/' ? redisConnectUnixWithTimeout(host, tv_ms(CONNECT_MS))
+                                     : redisConnectWithTimeout(host, port, tv_ms(CONNECT_MS));
     if (!c || c->err) {
         snprintf(r->err, sizeof r->err, "cannot connect to %s at %s:%d: %s", what, host, port,
                  c ? c->errstr : "out of memory");

@@ -28,7 +28,8 @@
 #define RCL_HOST 256
 
 typedef struct rcl_config {
-    char host[RCL_HOST];         /* the primary's address at start, and the sentinels' host */
+    char host[RCL_HOST];         /* the primary's address at start, and the sentinels' host;
+                                    "/path": the primary's Unix socket */
     int port;
     int sentinel_ports[RCL_MAX_SENTINELS];
     int nsentinels;              /* 0: no failover, reconnect to host:port */
