@@ -63,7 +63,7 @@ for f in hotpath store-vs-raw ycsb recovery recovery-floor ftcost firsttouch; do
 done
 # store-vs-raw and hotpath: a row per launch, two launches each
 [ "$(grep -c '^\(recreate-copy\|none\),\(allocate\|create\),[12],\(get\|put\),2,' "$T/store-vs-raw.csv")" -eq 12 ] ||
-  fail "store-vs-raw.csv rows: $(cat "$T/store-vs-raw.csv")"
+  fail "store-vs-raw.csv rows: $(cat "$T/store-vs-raw.csv"); its launches: $(grep -a 'kvrun: [A-Z]' "$T/store-vs-raw.log")"
 [ "$(grep -c '^[12],[a-z]*,' "$T/hotpath.csv")" -ge 10 ] || fail "hotpath.csv rows: $(cat "$T/hotpath.csv")"
 out=$($R print store-vs-raw --dir "$T") || fail "report.py print store-vs-raw: $out"
 grep -q '^| get | create | recreate-copy | 2 | 2 | [0-9.]* \[[0-9.]*, [0-9.]*\] (50%) | .* | [0-9.]* \[[0-9.]*, [0-9.]*\] (50%) |$' <<<"$out" ||
