@@ -75,8 +75,13 @@ cell_run() {
   lb=$(load1); t0=$(date +%s)
   out=$("$@")
   la=$(load1)
-  CELLS_DONE=$((CELLS_DONE + 1)) CELLS_SPENT=$((CELLS_SPENT + $(date +%s) - t0))
-  [ -n "$out" ] && while IFS= read -r line; do echo "$line,$lb,$la"; done <<<"$out" | tee -a "$f"
+  CELLS_SPENT=$((CELLS_SPENT + $(date +%s) - t0))
+  if [ -z "$out" ]; then  # no rows: the point stays to do (the same command runs it again)
+    echo "$(basename "$f"): no rows from point $key" >&2
+    return 0
+  fi
+  CELLS_DONE=$((CELLS_DONE + 1))
+  while IFS= read -r line; do echo "$line,$lb,$la"; done <<<"$out" | tee -a "$f"
   return 0
 }
 
