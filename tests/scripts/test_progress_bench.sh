@@ -48,7 +48,7 @@ m=$T/progress.meta
 grep -q "^revision: $rev\(-dirty\)\?$" "$m" && grep -q "^command: PROGRESS_REPS=2 .*BENCH=progress make bench$" "$m" ||
   fail "progress.meta: $(cat "$m")"
 out=$(python3 "$ROOT/experiments/bench/report.py" print progress --dir "$T") || fail "report.py print progress: $out"
-grep -Eq '^\| 2 \| tcp \| polling \| [0-9.]+ \[.*\] \| .* (met|missed) \|$' <<<"$out" || fail "the table: $out"
+grep -Eq '^\| 2 \| tcp \| polling \| [0-9.]+ \[.*\]( \([0-9]+%\))? \| .* (met|missed) \|$' <<<"$out" || fail "the table: $out"
 lines=$(wc -l < "$PROGRESS_CSV")
 bash "$ROOT/experiments/bench/bench_progress.sh" > "$T/again.log" 2>&1 || fail "second run: $(tail -3 "$T/again.log")"
 grep -q "resuming" "$T/again.log" && ! grep -q "launch [0-9] (load" "$T/again.log" && [ "$(wc -l < "$PROGRESS_CSV")" = "$lines" ] ||
