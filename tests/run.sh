@@ -102,35 +102,40 @@ if want kvrun-crash; then
 fi
 
 # The daemons a test may start (the runtime's, Slurm's, munge's): none that
-# a script test started may outlive it.  One left behind fails that test,
-# named, and is stopped so that it cannot make a later test fail instead.
-daemons() {  # "name:pid" of each live (not zombie) daemon, sorted
+# a script test started may outlive it.  Each test runs with KV_TEST_RUN
+# set to a tag of its own, which every process it starts inherits, daemons
+# included; one alive with the tag after the test (and a 5 s grace) fails
+# that test, named, and is stopped so that it cannot make a later test fail
+# instead.  Processes without the tag are never touched: another suite
+# running on the same machine is not this one's business.
+daemons() {  # "name:pid" of each live (not zombie) daemon that carries tag $1
   local n p
   for n in mpirun prterun prte prted slurmctld slurmd slurmstepd munged; do
     for p in $(pgrep -x "$n"); do
-      grep -q '^State:[[:space:]]*Z' "/proc/$p/status" 2>/dev/null || echo "$n:$p"
+      grep -q '^State:[[:space:]]*Z' "/proc/$p/status" 2>/dev/null && continue
+      grep -qzxF "KV_TEST_RUN=$1" "/proc/$p/environ" 2>/dev/null && echo "$n:$p"
     done
-  done | sort
+  done
 }
-left_behind() {  # daemons-before: the daemons started since, after a 5 s grace
+left_behind() {  # tag: its daemons still alive after a 5 s grace, killed
   local i new
   for ((i = 0; i < 10; i++)); do
-    new=$(comm -13 <(echo "$1") <(daemons))
+    new=$(daemons "$1")
     [ -z "$new" ] && return 0
     sleep 0.5
   done
   echo "$new" | tr '\n' ' '
   # shellcheck disable=SC2046  # one pid per word
-  kill -KILL $(sed 's/.*://' <<<"$new") 2>/dev/null
+  kill -KILL $(awk -F: '{print $2}' <<<"$new") 2>/dev/null
 }
 
 if compgen -G "$ROOT/tests/scripts/test_*.sh" >/dev/null; then
   echo "== script tests"
   for t in "$ROOT"/tests/scripts/test_*.sh; do
     name=$(basename "$t" .sh); want "$name" || continue
-    before=$(daemons)
-    out=$(timeout 1200 bash "$t" 2>&1); rc=$?
-    left=$(left_behind "$before")
+    tag="$name-$$-$RANDOM"
+    out=$(KV_TEST_RUN=$tag timeout 1200 bash "$t" 2>&1); rc=$?
+    left=$(left_behind "$tag")
     if [ -n "$left" ]; then
       out+=$'\n'"left behind (now killed): $left"
       case $rc in 0|77) rc=1 ;; esac
