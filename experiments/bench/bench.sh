@@ -195,23 +195,34 @@ if want ycsb; then
   cells=$(for w in ${YCSB_WORKLOADS:-a b c}; do for n in ${YCSB_RANKS:-2 4 8}; do
             for vr in none:1 none:2 recreate-copy:2 recreate-inplace:2 recreate-free:2 spare:2; do
               echo "$w/$n/$vr"; done; done; done)
+  # shellcheck disable=SC2086  # a list of words
   ycsb_cells "$f" "${YCSB_REPS:-5}" "ycsb" $cells
   python3 "$ROOT/experiments/bench/report.py" print ycsb --file "$f"
   echo "wrote $f"
 fi
 
+# ftcost_rows VARIANT RANKS: one bench_ftcost job (none and the variant in
+# alternating turns) as its ftcost.csv rows, a row per pair of turns.
+ftcost_rows() {
+  local rows; rows=$(mktemp)
+  "$ROOT/scripts/kvrun" -n "$2" --timeout 300 -- "$BIN/bench_ftcost" "$1" "$rows" b "${FTCOST_ROUNDS:-30}" \
+    "${FTCOST_MS:-200}" > /dev/null 2>&1 || echo "bench: bench_ftcost $1 on $2 ranks failed" >&2
+  cat "$rows"; rm -f "$rows"
+}
+
 if want ftcost; then
   # Separate runs scatter more than the cost; bench_ftcost runs none and
-  # the variant in one job, in alternating turns (its header).
+  # the variant in one job, in alternating turns (its header).  Each job a
+  # point of cells.sh (drawn order, loads, resume).
   f=$OUT/ftcost.csv
-  echo "variant,workload,ranks,replicas,round,none_ops_per_s,variant_ops_per_s,cost" > "$f"
-  stamp "$f" "BENCH=ftcost FTCOST_ROUNDS=${FTCOST_ROUNDS:-30} FTCOST_MS=${FTCOST_MS:-200} YCSB_RANKS='${YCSB_RANKS:-2 4 8}' make bench"
-  for n in ${YCSB_RANKS:-2 4 8}; do
-    for v in $("$BIN/bench_ftcost" --variants); do
-      "$ROOT/scripts/kvrun" -n "$n" --timeout 300 -- "$BIN/bench_ftcost" "$v" "$f" b "${FTCOST_ROUNDS:-30}" \
-        "${FTCOST_MS:-200}" > /dev/null 2>&1 || echo "bench: bench_ftcost $v on $n ranks failed" >&2
-    done
+  cells_open "$f" "variant,workload,ranks,replicas,round,none_ops_per_s,variant_ops_per_s,cost" \
+    "BENCH=ftcost FTCOST_ROUNDS=${FTCOST_ROUNDS:-30} FTCOST_MS=${FTCOST_MS:-200} YCSB_RANKS='${YCSB_RANKS:-2 4 8}' make bench"
+  cells=$(for n in ${YCSB_RANKS:-2 4 8}; do for v in $("$BIN/bench_ftcost" --variants); do echo "$v/$n"; done; done)
+  # shellcheck disable=SC2086  # a list of words
+  for c in $(cells_order ftcost $cells); do
+    cell_run "$f" "${c%/*},b,${c#*/}," ftcost_rows "${c%/*}" "${c#*/}" || break
   done
+  cells_close "$f" "$(wc -w <<<"$cells")"
   python3 "$ROOT/experiments/bench/report.py" print ftcost --file "$f"
   echo "wrote $f"
 fi
@@ -275,7 +286,7 @@ matrix() {  # PAIRS... -- RANKS... -- VARIANTS...: every PAIRS/RANKS/VARIANT
 if want recovery; then
   f=$OUT/recovery.csv
   cells_open "$f" "$RECOVERY_HEADER" "BENCH=recovery $SIZES make bench"
-  # shellcheck disable=SC2086  # lists of words
+  # shellcheck disable=SC2046,SC2086  # lists of words
   recovery_cells recovery "$f" "${REPS:-5}" $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
   echo "wrote $f"
 fi
@@ -287,7 +298,7 @@ if want recovery-floor; then
   # hangs).
   f=$OUT/recovery-floor.csv
   cells_open "$f" "$FLOOR_HEADER" "BENCH=recovery-floor $SIZES make bench"
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2046,SC2086
   recovery_cells floor "$f" "${REPS:-5}" $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
   python3 "$ROOT/experiments/bench/report.py" print recovery-floor --file "$f"
   # time against pairs with the floor under it, and the slopes
@@ -311,7 +322,7 @@ if want proposed; then  # variant proposed against the workarounds
   # MPI_Win_allocate windows, every cell once per repetition.
   f=$OUT/proposed.csv
   cells_open "$f" "$RECOVERY_HEADER" "BENCH=proposed $SIZES make bench"
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2046,SC2086
   recovery_cells recovery "$f" "${REPS:-5}" \
     $(matrix ${PAIRS:-10000 100000 1000000} -- ${RANKS:-4 8} -- proposed recreate-copy recreate-free)
   echo "wrote $f"
