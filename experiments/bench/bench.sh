@@ -67,6 +67,13 @@ mkdir -p "$OUT"
 # shellcheck source=experiments/bench/cells.sh
 source "$ROOT/experiments/bench/cells.sh"  # order, load, resume, chunks
 want() { [ -z "${BENCH:-}" ] || [ "$BENCH" = "$1" ]; }
+# BENCH names one of the benchmarks below: those this file runs under
+# `if want NAME` or `if [ "${BENCH:-}" = NAME ]` (the one list of them).
+if [ -n "${BENCH:-}" ]; then
+  known=$(sed -n -e 's/^if want \([a-z0-9-]*\);.*/\1/p' -e 's/^if \[ "\${BENCH:-}" = \([a-z0-9-]*\) \].*/\1/p' "$0")
+  grep -qxF -- "$BENCH" <<<"$known" ||
+    { echo "bench: no benchmark BENCH=$BENCH (there are: $(paste -sd' ' <<<"$known"))" >&2; exit 2; }
+fi
 # stamp FILE.csv COMMAND: FILE.meta says what made FILE.csv (the
 # benchmarks that do not resume; cells_open for those that do).
 stamp() { "$ROOT/scripts/provenance" "$(noted "$2")" > "${1%.csv}.meta"; }

@@ -82,6 +82,10 @@ prov=$($R print provenance --dir "$T")
 for f in hotpath ycsb recovery recovery-floor; do
   grep -q "^| \`$f.csv\` | [0-9]* | $rev" <<<"$prov" || fail "provenance lacks $f.csv: $prov"
 done
+# a benchmark that does not exist is refused with the list of those that do
+out=$(BENCH=nonsense BENCH_OUT=$T bash "$ROOT/experiments/bench/bench.sh" 2>&1); rc=$?
+[ "$rc" -eq 2 ] && grep -q 'no benchmark BENCH=nonsense (there are: store-vs-raw hotpath ycsb .*revisions' <<<"$out" ||
+  fail "BENCH=nonsense: rc $rc: $out"
 # every cell once per repetition, in an order of the repetition's own
 order() { awk -F, -v r="$1" '$6 == r {printf "%s:%s ", $2, $5}' "$T/ycsb.csv"; }
 [ "$(order 1)" != "$(order 2)" ] || fail "repetitions 1 and 2 ran the variants in one order: $(order 1)"
