@@ -720,8 +720,7 @@ def same_code(revisions):
     None when git cannot tell."""
     revs = sorted({r.split("-")[0] for r in revisions if r and r != "NA"})
     for a, b in zip(revs, revs[1:]):
-        rc = subprocess.run(["git", "-C", ROOT, "diff", "--quiet", a, b, "--", "kvstore", "patches"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        rc = code_changed(a, b, ("kvstore", "patches"))
         if rc not in (0, 1):
             return None
         if rc == 1:
@@ -795,37 +794,30 @@ FAULTS = {"single": "kill: one rank", "rank0": "kill: rank 0", "double": "kill: 
 STRAGGLERS = ("stop", "node-stop", "partition", "slow")  # the scenarios that kill nobody
 
 
-def faults(files=None):
+def faults():
     """Every fault kind the soaks inject, by variant, backend and hosts:
     the history soak on one host (soak.csv) and the soaks across the test
     cluster's hosts (multihost*.csv, their soak rows), those only whose
     kvstore/ and patches/ are the code of soak.csv (the others are named
     under the table); detection, from the fault to the last survivor's
-    notice, where the runs measured it.  With files, those soaks across
-    hosts alone, at their own code (one table per code)."""
+    notice, where the runs measured it."""
     meta = lambda n: benchfiles.revisions(meta_path(n)) or ["NA"]  # noqa: E731
     g = collections.defaultdict(list)
     used, left, history = [], [], []
     soaks = lambda n: [x for x in rows(n) if x.get("kind") == "soak"]  # noqa: E731
-    if files is None:
-        names = sorted(n for n in os.listdir(BENCH) if n.startswith("multihost") and n.endswith(".csv"))
-        base = rows("soak.csv")
-        for x in base:
-            g[(x["scenario"], 1, x["variant"], x["backend"])].append((x["outcome"], x.get("detect_ms", "NA")))
-        if base:
-            used.append("soak.csv")
-            ref = meta("soak.csv")
-        else:  # no soak on one host yet: the code of the newest soak across hosts
-            newest = max((n for n in names if soaks(n)), default=None,
-                         key=lambda n: max(benchfiles.values(meta_path(n), "date"), default=""))
-            if newest is None:
-                return []
-            ref = meta(newest)
-    else:
-        names = [n for n in files if rows(n)]
-        if not names:
+    names = sorted(n for n in os.listdir(BENCH) if n.startswith("multihost") and n.endswith(".csv"))
+    base = rows("soak.csv")
+    for x in base:
+        g[(x["scenario"], 1, x["variant"], x["backend"])].append((x["outcome"], x.get("detect_ms", "NA")))
+    if base:
+        used.append("soak.csv")
+        ref = meta("soak.csv")
+    else:  # no soak on one host yet: the code of the newest soak across hosts
+        newest = max((n for n in names if soaks(n)), default=None,
+                     key=lambda n: max(benchfiles.values(meta_path(n), "date"), default=""))
+        if newest is None:
             return []
-        ref = meta(names[0])
+        ref = meta(newest)
     for n in names:
         r = soaks(n)
         if not r:
@@ -945,10 +937,10 @@ def record_path(name):
     return path
 
 
-def code_changed(a, b):
-    """git's answer whether the measured code differs between revisions a
-    and b: 0 no, 1 yes, else git cannot tell."""
-    return subprocess.run(["git", "-C", ROOT, "diff", "--quiet", a, b, "--", *MEASURED],
+def code_changed(a, b, paths=MEASURED):
+    """git's answer whether the code of paths (default: the measured code)
+    differs between revisions a and b: 0 no, 1 yes, else git cannot tell."""
+    return subprocess.run(["git", "-C", ROOT, "diff", "--quiet", a, b, "--", *paths],
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
 
 
@@ -982,10 +974,11 @@ def stale_reasons(name, now, head="HEAD"):
         why.append("measured on uncommitted code")
     why += mixes(name)
     base = sorted({r.split("-")[0] for r in revs if r and r != "NA"})
-    since = [r for r in base if code_changed(r, head) == 1]
+    to_head = {r: code_changed(r, head) for r in base}
+    since = [r for r in base if to_head[r] == 1]
     if since:
         why.append(f"the measured code changed since {', '.join(since)}")
-    if any(code_changed(r, head) not in (0, 1) for r in base):
+    if any(rc not in (0, 1) for rc in to_head.values()):
         why.append("git does not know a revision")
     mpi, host = now
     if any(m != mpi for m in benchfiles.values(path, "mpi")):
