@@ -74,9 +74,6 @@ if [ -n "${BENCH:-}" ]; then
   grep -qxF -- "$BENCH" <<<"$known" ||
     { echo "bench: no benchmark BENCH=$BENCH (there are: $(paste -sd' ' <<<"$known"))" >&2; exit 2; }
 fi
-# stamp FILE.csv COMMAND: FILE.meta says what made FILE.csv (the
-# benchmarks that do not resume; cells_open for those that do).
-stamp() { "$ROOT/scripts/provenance" "$(noted "$2")" > "${1%.csv}.meta"; }
 SIZES="RANKS='${RANKS:-}' PAIRS='${PAIRS:-}' REPS='${REPS:-}' VARIANTS='${VARIANTS:-}'"
 # The recovery matrix (recovery and recovery-floor): sizes, ranks, variants.
 REC_PAIRS=${PAIRS:-10000 100000 1000000}
@@ -111,18 +108,10 @@ ycsb_row() {
   echo "$1,$v,allocate,$3,$r,$4,$(ycsb_point "$1" "$v" "$3" "$r")"
 }
 
-# ycsb_cells FILE REPS SEED CELL...: every CELL (WORKLOAD/RANKS/VARIANT:R)
-# once per repetition, in an order drawn from SEED and the repetition.
-ycsb_cells() {
-  local f=$1 reps=$2 seed=$3 rep c w n vr; shift 3
-  for rep in $(seq 1 "$reps"); do
-    for c in $(cells_order "$seed$rep" "$@"); do
-      IFS=/ read -r w n vr <<<"$c"
-      cell_run "$f" "$w,${vr%:*},allocate,$n,${vr#*:},$rep," ycsb_row "$w" "$vr" "$n" "$rep" || break 2
-    done
-  done
-  cells_close "$f" $(( reps * $# ))
-}
+# ycsb_key / ycsb_cell CELL REP: a cell WORKLOAD/RANKS/VARIANT:R for
+# cells_each, its key and its row.
+ycsb_key() { local w n vr; IFS=/ read -r w n vr <<<"$1"; echo "$w,${vr%:*},allocate,$n,${vr#*:},$2,"; }
+ycsb_cell() { local w n vr; IFS=/ read -r w n vr <<<"$1"; ycsb_row "$w" "$vr" "$n" "$2"; }
 
 # recovery_point VARIANT RANKS PAIRS REP FILE LINES [FLOOR]: one run of
 # bench_recovery (one kill; it appends its row to FILE, and with FLOOR its
@@ -141,22 +130,25 @@ recovery_point() {
   return $st
 }
 
-# store_raw_rows BACKEND VARIANT REP: one bench_store_raw launch (2 ranks,
+# store_raw_cell BACKEND:VARIANT REP: one bench_store_raw launch (2 ranks,
 # OPS operations, the median of 9 rounds) as store-vs-raw.csv rows, get
-# and put.
-store_raw_rows() {
+# and put; store_raw_key its key.
+store_raw_key() { echo "${1#*:},${1%:*},$2,"; }
+store_raw_cell() {
   local rows; rows=$(mktemp)
-  "$ROOT/scripts/kvrun" -n 2 --timeout 600 -- "$BIN/bench_store_raw" "$1" "$rows" "${OPS:-100000}" 9 "$2" \
+  "$ROOT/scripts/kvrun" -n 2 --timeout 600 -- "$BIN/bench_store_raw" "${1%:*}" "$rows" "${OPS:-100000}" 9 "${1#*:}" \
     | grep -av '^\[rank\|^PASS' >&2
-  awk -F, -v v="$2" -v rep="$3" '{print v "," $2 "," rep "," $1 "," $3 "," $4 "," $5 "," $6 "," $7}' "$rows"
+  awk -F, -v v="${1#*:}" -v rep="$2" '{print v "," $2 "," rep "," $1 "," $3 "," $4 "," $5 "," $6 "," $7}' "$rows"
   rm -f "$rows"
 }
 
-# hotpath_rows REP: one bench_hotpath launch as hotpath.csv rows.
-hotpath_rows() {
+# hotpath_cell hotpath REP: one bench_hotpath launch as hotpath.csv rows
+# (one cell, so the key is the repetition).
+hotpath_key() { echo "$2,"; }
+hotpath_cell() {
   local rows; rows=$(mktemp)
   "$BIN/bench_hotpath" "$rows" "${HOTPATH_ITERS:-10000000}" 9 >&2 || echo "bench: bench_hotpath failed" >&2
-  sed "s/^/$1,/" "$rows"
+  sed "s/^/$2,/" "$rows"
   rm -f "$rows"
 }
 
@@ -166,14 +158,8 @@ if want store-vs-raw; then
   f=$OUT/store-vs-raw.csv
   cells_open "$f" "variant,backend,repetition,operation,ranks,value_bytes,store_us,raw_us,ratio" \
     "BENCH=store-vs-raw OPS=${OPS:-100000} STORE_RAW_REPS=${STORE_RAW_REPS:-5} make bench"
-  n=0
-  for rep in $(seq 1 "${STORE_RAW_REPS:-5}"); do
-    for bv in $(cells_order "store-vs-raw$rep" allocate:recreate-copy allocate:none create:recreate-copy); do
-      n=$((n + 1))
-      cell_run "$f" "${bv#*:},${bv%:*},$rep," store_raw_rows "${bv%:*}" "${bv#*:}" "$rep" || break 2
-    done
-  done
-  cells_close "$f" $((3 * ${STORE_RAW_REPS:-5}))
+  cells_each "$f" "${STORE_RAW_REPS:-5}" store-vs-raw store_raw_key store_raw_cell \
+    allocate:recreate-copy allocate:none create:recreate-copy
   python3 "$ROOT/experiments/bench/report.py" print store-vs-raw --file "$f"
   echo "wrote $f"
 fi
@@ -182,10 +168,7 @@ if want hotpath; then
   f=$OUT/hotpath.csv
   cells_open "$f" "repetition,step,ranks,replicas,value_bytes,ns_per_call,rounds" \
     "BENCH=hotpath HOTPATH_ITERS=${HOTPATH_ITERS:-10000000} HOTPATH_REPS=${HOTPATH_REPS:-5} make bench"
-  for rep in $(seq 1 "${HOTPATH_REPS:-5}"); do
-    cell_run "$f" "$rep," hotpath_rows "$rep" || break
-  done
-  cells_close "$f" "${HOTPATH_REPS:-5}"
+  cells_each "$f" "${HOTPATH_REPS:-5}" hotpath hotpath_key hotpath_cell hotpath
   python3 "$ROOT/experiments/bench/report.py" print hotpath --file "$f"
   echo "wrote $f"
 fi
@@ -203,17 +186,19 @@ if want ycsb; then
             for vr in none:1 none:2 recreate-copy:2 recreate-inplace:2 recreate-free:2 spare:2; do
               echo "$w/$n/$vr"; done; done; done)
   # shellcheck disable=SC2086  # a list of words
-  ycsb_cells "$f" "${YCSB_REPS:-5}" "ycsb" $cells
+  cells_each "$f" "${YCSB_REPS:-5}" ycsb ycsb_key ycsb_cell $cells
   python3 "$ROOT/experiments/bench/report.py" print ycsb --file "$f"
   echo "wrote $f"
 fi
 
-# ftcost_rows VARIANT RANKS: one bench_ftcost job (none and the variant in
-# alternating turns) as its ftcost.csv rows, a row per pair of turns.
-ftcost_rows() {
-  local rows; rows=$(mktemp)
-  "$ROOT/scripts/kvrun" -n "$2" --timeout 300 -- "$BIN/bench_ftcost" "$1" "$rows" b "${FTCOST_ROUNDS:-30}" \
-    "${FTCOST_MS:-200}" > /dev/null 2>&1 || echo "bench: bench_ftcost $1 on $2 ranks failed" >&2
+# ftcost_cell VARIANT/RANKS 1: one bench_ftcost job (none and the variant
+# in alternating turns) as its ftcost.csv rows, a row per pair of turns
+# (the turns are its repetitions, so a cell runs once); ftcost_key its key.
+ftcost_key() { echo "${1%/*},b,${1#*/},"; }
+ftcost_cell() {
+  local rows v=${1%/*} n=${1#*/}; rows=$(mktemp)
+  "$ROOT/scripts/kvrun" -n "$n" --timeout 300 -- "$BIN/bench_ftcost" "$v" "$rows" b "${FTCOST_ROUNDS:-30}" \
+    "${FTCOST_MS:-200}" > /dev/null 2>&1 || echo "bench: bench_ftcost $v on $n ranks failed" >&2
   cat "$rows"; rm -f "$rows"
 }
 
@@ -226,19 +211,27 @@ if want ftcost; then
     "BENCH=ftcost FTCOST_ROUNDS=${FTCOST_ROUNDS:-30} FTCOST_MS=${FTCOST_MS:-200} YCSB_RANKS='${YCSB_RANKS:-2 4 8}' make bench"
   cells=$(for n in ${YCSB_RANKS:-2 4 8}; do for v in $("$BIN/bench_ftcost" --variants); do echo "$v/$n"; done; done)
   # shellcheck disable=SC2086  # a list of words
-  for c in $(cells_order ftcost $cells); do
-    cell_run "$f" "${c%/*},b,${c#*/}," ftcost_rows "${c%/*}" "${c#*/}" || break
-  done
-  cells_close "$f" "$(wc -w <<<"$cells")"
+  cells_each "$f" 1 ftcost ftcost_key ftcost_cell $cells
   python3 "$ROOT/experiments/bench/report.py" print ftcost --file "$f"
   echo "wrote $f"
 fi
 
+# firsttouch_cell firsttouch REP: one bench_firsttouch launch (TOUCH_ROUNDS
+# rounds, the first on memory the machine may never have used) as rows
+# with the repetition in front.
+firsttouch_key() { echo "$2,"; }
+firsttouch_cell() {
+  local rows; rows=$(mktemp)
+  "$BIN/bench_firsttouch" "${TOUCH_MB:-3000}" "${TOUCH_ROUNDS:-5}" "$rows" >&2 || echo "bench: bench_firsttouch failed" >&2
+  sed "s/^/$2,/" "$rows"
+  rm -f "$rows"
+}
+
 if want firsttouch; then
   f=$OUT/firsttouch.csv
-  echo "round,megabytes,ms,gb_per_s" > "$f"
-  stamp "$f" "BENCH=firsttouch TOUCH_MB=${TOUCH_MB:-3000} TOUCH_ROUNDS=${TOUCH_ROUNDS:-5} make bench"
-  "$BIN/bench_firsttouch" "${TOUCH_MB:-3000}" "${TOUCH_ROUNDS:-5}" "$f"
+  cells_open "$f" "repetition,round,megabytes,ms,gb_per_s" \
+    "BENCH=firsttouch TOUCH_MB=${TOUCH_MB:-3000} TOUCH_ROUNDS=${TOUCH_ROUNDS:-5} TOUCH_REPS=${TOUCH_REPS:-5} make bench"
+  cells_each "$f" "${TOUCH_REPS:-5}" firsttouch firsttouch_key firsttouch_cell firsttouch
   echo "wrote $f"
 fi
 
@@ -249,12 +242,18 @@ fi
 RECOVERY_HEADER=variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang
 FLOOR_HEADER=variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us,memcpy_first_us,scan_us,exchange_us,insert_us
 
-# recovery_rows WHAT VARIANT RANKS PAIRS REP: one bench_recovery run's rows
+# recovery_rows WHAT PAIRS/RANKS/VARIANT REP: one bench_recovery run's rows
 # on stdout (its progress on stderr): WHAT recovery, its recovery.csv row
 # or, when it hung or failed without one, a row saying hang yes; WHAT
 # floor, its three recovery-floor.csv rows (none when it hung).
+# recovery_cell and floor_cell are its two forms for cells_each,
+# recovery_key their key.
+recovery_key() { local p n v; IFS=/ read -r p n v <<<"$1"; echo "$v,allocate,$n,$p,$2,"; }
+recovery_cell() { recovery_rows recovery "$@"; }
+floor_cell() { recovery_rows floor "$@"; }
 recovery_rows() {
-  local what=$1 v=$2 n=$3 p=$4 rep=$5 s fl st
+  local what=$1 rep=$3 p n v s fl st
+  IFS=/ read -r p n v <<<"$2"
   s=$(mktemp) fl=$(mktemp)
   if [ "$what" = floor ]; then recovery_point "$v" "$n" "$p" "$rep" "$s" 2 "$fl" >&2
   else recovery_point "$v" "$n" "$p" "$rep" "$s" 2 >&2; fi
@@ -270,19 +269,6 @@ recovery_rows() {
   rm -f "$s" "$fl"
 }
 
-# recovery_cells WHAT FILE REPS CELL...: every CELL (PAIRS/RANKS/VARIANT)
-# once per repetition, in an order drawn from the repetition.
-recovery_cells() {
-  local what=$1 f=$2 reps=$3 rep c p n v; shift 3
-  for rep in $(seq 1 "$reps"); do
-    for c in $(cells_order "$what$rep" "$@"); do
-      IFS=/ read -r p n v <<<"$c"
-      cell_run "$f" "$v,allocate,$n,$p,$rep," recovery_rows "$what" "$v" "$n" "$p" "$rep" || break 2
-    done
-  done
-  cells_close "$f" $(( reps * $# ))
-}
-
 matrix() {  # PAIRS... -- RANKS... -- VARIANTS...: every PAIRS/RANKS/VARIANT
   local ps=() ns=() p n v
   while [ "$1" != -- ]; do ps+=("$1"); shift; done; shift
@@ -294,7 +280,7 @@ if want recovery; then
   f=$OUT/recovery.csv
   cells_open "$f" "$RECOVERY_HEADER" "BENCH=recovery $SIZES make bench"
   # shellcheck disable=SC2046,SC2086  # lists of words
-  recovery_cells recovery "$f" "${REPS:-5}" $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
+  cells_each "$f" "${REPS:-5}" recovery recovery_key recovery_cell $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
   echo "wrote $f"
 fi
 
@@ -306,7 +292,7 @@ if want recovery-floor; then
   f=$OUT/recovery-floor.csv
   cells_open "$f" "$FLOOR_HEADER" "BENCH=recovery-floor $SIZES make bench"
   # shellcheck disable=SC2046,SC2086
-  recovery_cells floor "$f" "${REPS:-5}" $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
+  cells_each "$f" "${REPS:-5}" floor recovery_key floor_cell $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
   python3 "$ROOT/experiments/bench/report.py" print recovery-floor --file "$f"
   # time against pairs with the floor under it, and the slopes
   python3 "$ROOT/analysis/fig_recovery_floor.py" "$OUT" || echo "bench: fig_recovery_floor.py failed" >&2
@@ -322,7 +308,7 @@ if want proposed; then  # variant proposed against the workarounds
     cells=$(for w in b c; do for n in ${OVERHEAD_RANKS:-2 4}; do
               for vr in none:2 recreate-copy:2 proposed:2; do echo "$w/$n/$vr"; done; done; done)
     # shellcheck disable=SC2086
-    ycsb_cells "$f" "${OVERHEAD_REPS:-5}" overhead $cells
+    cells_each "$f" "${OVERHEAD_REPS:-5}" overhead ycsb_key ycsb_cell $cells
     echo "wrote $f"
   fi
   # Recovery: one kill per run, the three variants that rebuild on
@@ -330,7 +316,7 @@ if want proposed; then  # variant proposed against the workarounds
   f=$OUT/proposed.csv
   cells_open "$f" "$RECOVERY_HEADER" "BENCH=proposed $SIZES make bench"
   # shellcheck disable=SC2046,SC2086
-  recovery_cells recovery "$f" "${REPS:-5}" \
+  cells_each "$f" "${REPS:-5}" recovery recovery_key recovery_cell \
     $(matrix ${PAIRS:-10000 100000 1000000} -- ${RANKS:-4 8} -- proposed recreate-copy recreate-free)
   echo "wrote $f"
   python3 "$ROOT/experiments/bench/report.py" print proposed loc --dir "$OUT"

@@ -20,7 +20,7 @@
 # command and revision in progress.meta.  A launch that did not pass is
 # recorded in progress-failed.txt with kvrun's verdict and the run goes on.
 # Resumes: launches already in the file are skipped when its .meta names
-# the same revision and command (PROGRESS_FRESH=1 starts again).  About 10
+# the same code, build, machine and command (PROGRESS_FRESH=1 starts again).  About 10
 # minutes here.  Needs root (namespaces): else it says so, writes nothing
 # and exits 0.
 set -uo pipefail

@@ -13,9 +13,10 @@
 # waits up to LOAD_WAIT seconds (default 120) for the load to drop, then
 # runs anyway, its load in its rows for the report to show.
 #
-# A file resumes: cells_open keeps FILE when its record names the same
-# revision, Open MPI patches and command (scripts/provenance --matches)
-# and appends a "resumed:" record, else starts it anew; a point whose key
+# A file resumes: cells_open keeps FILE when its first record matches
+# what would be recorded now (scripts/provenance --matches: the measured
+# code, the Open MPI build, the machine, the command) and appends a
+# "resumed:" record, else starts it anew; a point whose key
 # (the first columns of its row) is in FILE is not run again.  MINUTES
 # (0: no limit) ends the benchmark at the first point past the budget,
 # saying how many points are left and how long they take at the pace so
@@ -28,7 +29,12 @@
 #   cell_run FILE KEY CMD...         run CMD for the point KEY unless FILE has
 #                                    it; append CMD's lines with the loads;
 #                                    status 1 once MINUTES is spent
-#   cells_close FILE                 the line saying what is left
+#   cells_close FILE TOTAL           the line saying what is left
+#   cells_each FILE REPS SEED KEYFN RUNFN CELL...
+#                                    every CELL once per repetition, in
+#                                    SEED's order for that repetition: the
+#                                    point `KEYFN CELL REP` runs `RUNFN CELL
+#                                    REP`; then cells_close
 
 CELLS_STOP=0 CELLS_DONE=0 CELLS_SKIPPED=0 CELLS_SPENT=0
 
@@ -97,4 +103,18 @@ cells_close() {
     return 1
   fi
   echo "$(basename "$f"): all $total points ($CELLS_DONE this time)"
+}
+
+# cells_each FILE REPS SEED KEYFN RUNFN CELL...: the loop every benchmark
+# that compares runs.  A CELL is one word (its parts joined by / or :,
+# which KEYFN and RUNFN take apart); KEYFN CELL REP prints the point's key,
+# the first columns of its rows; RUNFN CELL REP prints its rows.
+cells_each() {
+  local f=$1 reps=$2 seed=$3 keyfn=$4 runfn=$5 rep c; shift 5
+  for rep in $(seq 1 "$reps"); do
+    for c in $(cells_order "$seed$rep" "$@"); do
+      cell_run "$f" "$("$keyfn" "$c" "$rep")" "$runfn" "$c" "$rep" || break 2
+    done
+  done
+  cells_close "$f" $(( reps * $# ))
 }

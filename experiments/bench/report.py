@@ -182,6 +182,9 @@ def readpath_gap():
                                         if x["step"] == st and x["ranks"] == n and x["replicas"] == rp])
     if not hp or not gets:
         return []
+    why = left_out("The sum of the read path's steps against the store's get", "hotpath.csv", "store-vs-raw.csv")
+    if why:
+        return [why, ""]
     parts = sum(step(*s) - step("baseline") for s in (("hash",), ("place", "2", "2"), ("decode",)))
     gap = med([(float(x["store_us"]) - float(x["raw_us"])) * 1e3 for x in gets])
     if parts != parts or gap != gap:
@@ -392,8 +395,15 @@ def ycsb():
 
 
 def firsttouch():
+    """bench_firsttouch: each round's time over the launches (older files:
+    one launch, a row per round)."""
     r = rows("firsttouch.csv")
-    return table(["round", "MB", "ms", "GB/s"], [[x["round"], x["megabytes"], x["ms"], x["gb_per_s"]] for x in r]) if r else []
+    g = {}
+    for x in r:
+        g.setdefault((int(x["round"]), x["megabytes"]), []).append(x)
+    body = [[rd, mb, ci([x["ms"] for x in xs]), ci([x["gb_per_s"] for x in xs], "{:.2f}"), len(xs)]
+            for (rd, mb), xs in sorted(g.items())]
+    return table(["round", "MB", "ms", "GB/s", "launches"], body) + [load_line(r, "firsttouch.csv"), ""] if r else []
 
 
 def ftcost():
@@ -506,8 +516,9 @@ def checkpoint():
     out = checkpoint_cost(r) + checkpoint_overhead(r)
     rs = [x for x in r if x["mode"] == "restart"]
     rec = rows("recovery.csv")
+    why = left_out("The comparison of the time after a kill with the recovery variants'", "checkpoint.csv", "recovery.csv")
     if rs and rec:
-        out += checkpoint_against_recovery(rs, rec)
+        out += [why, ""] if why else checkpoint_against_recovery(rs, rec)
     if rs:
         out += table(["pairs per rank (4 ranks)", "job start (s)", "reload (s)", "resume (s)", "writes lost", "runs"],
                      [[p, ci([x["job_start_s"] for x in g], "{:.2f}"), ci([x["reload_s"] for x in g], "{:.3f}"),
@@ -575,7 +586,7 @@ def redis():
     body = []
     for (t, w, n), c in sorted(ff.items()):
         st, rd = c.get("store", []), c.get("redis", [])
-        loads = nums(col(st + rd, "load_1min"))
+        loads = nums([x.get("load_before") or x.get("load_1min", "NA") for x in st + rd])  # older: load_1min
         body.append([t, w.upper(), n, kilo(col(st, "throughput_ops_per_s")), kilo(col(rd, "throughput_ops_per_s")),
                      kilo(col(rd, "ceiling_ops_per_s")), kilo(col(rd, "pipelined_ops_per_s")),
                      ratio(col(rd, "throughput_ops_per_s"), col(rd, "ceiling_ops_per_s")),
@@ -929,12 +940,8 @@ def here():
 
 
 def record_path(name):
-    """The record of result file name: NAME.meta, for NAME-bins.csv its
-    NAME.csv's."""
-    path = meta_path(name)
-    if not os.path.exists(path) and name.endswith("-bins.csv"):
-        path = meta_path(name[:-len("-bins.csv")] + ".csv")
-    return path
+    """The record of result file name (benchfiles.record_of)."""
+    return benchfiles.record_of(bench_path(name))
 
 
 def code_changed(a, b, paths=MEASURED):
@@ -958,6 +965,32 @@ def mixes(name):
     if len(set(benchfiles.values(path, "host"))) > 1:
         out.append("its rows come from different machines")
     return out
+
+
+def apart(*names):
+    """Why result files names cannot stand side by side in one table or
+    sentence: their records name revisions of different measured code,
+    different MPI builds or different machines; [] when they agree."""
+    paths = [record_path(n) for n in names]
+    revs = sorted({r.split("-")[0] for p in paths for r in benchfiles.revisions(p) if r and r != "NA"})
+    why = []
+    if any(code_changed(a, b) == 1 for a, b in zip(revs, revs[1:])):
+        why.append("different measured code")
+    if len({v for p in paths for v in benchfiles.values(p, "mpi")}) > 1:
+        why.append("different MPI builds")
+    if len({v for p in paths for v in benchfiles.values(p, "host")}) > 1:
+        why.append("different machines")
+    return why
+
+
+def left_out(what, *names):
+    """The line that stands where a comparison across files names would
+    be when they are apart (apart), else None."""
+    why = apart(*names)
+    if not why:
+        return None
+    return (f"{what} is left out: {' and '.join(f'`{n}`' for n in names)} come from {', '.join(why)} "
+            "(`make stale`; `make remeasure` makes them again at one revision).")
 
 
 def stale_reasons(name, now, head="HEAD"):

@@ -6,11 +6,11 @@
 # per launch, the ratio's interval in the table), BENCH=ycsb (YCSB C, 2 ranks, 2 repetitions of
 # 1 s), BENCH=recovery and BENCH=recovery-floor (1,000 pairs, 4 ranks, 2
 # repetitions), BENCH=ftcost (2 ranks, 3 turn pairs of 50 ms per variant)
-# and BENCH=firsttouch (8 MB, 2 rounds) each write their CSV with the
+# and BENCH=firsttouch (8 MB, 2 launches of 2 rounds) each write their CSV with the
 # header of docs/formats.md and the rows they should (12 ycsb rows with repetitions 1 and 2, none with
 # one copy and with two, the variants with two; 2 recovery
 # rows that did not hang, 3 phases per floor run with a positive floor,
-# 9 ftcost rows with both throughputs positive, 2 firsttouch rows of 8 MB)
+# 9 ftcost rows with both throughputs positive, 4 firsttouch rows of 8 MB)
 # and a NAME.meta beside it naming the revision (with the dirty flag
 # when the tree is edited), the MPI, the date, the host, the load and the
 # command; the ycsb repetitions ran their cells in different orders, and
@@ -33,7 +33,7 @@ BENCH=ycsb bench env YCSB_WORKLOADS=c YCSB_RANKS=2 YCSB_REPS=2 YCSB_SECONDS=1
 BENCH=recovery bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
 BENCH=recovery-floor bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
 BENCH=ftcost bench env YCSB_RANKS=2 FTCOST_ROUNDS=3 FTCOST_MS=50
-BENCH=firsttouch bench env TOUCH_MB=8 TOUCH_ROUNDS=2
+BENCH=firsttouch bench env TOUCH_MB=8 TOUCH_ROUNDS=2 TOUCH_REPS=2
 
 [ "$(head -1 "$T/ycsb.csv")" = "workload,variant,backend,ranks,replicas,repetition,throughput_ops_per_s,p50_us,p99_us,load_before,load_after" ] ||
   fail "ycsb.csv header: $(head -1 "$T/ycsb.csv")"
@@ -53,7 +53,7 @@ awk -F, 'NR > 1 && !/^#/ && (NF != 20 || $13 < 1 || $15 < 1 || $16 < 1) {bad = 1
   "$T/recovery-floor.csv" || fail "recovery-floor.csv copies or parts: $(cat "$T/recovery-floor.csv")"
 [ "$(grep -c '^recreate-[a-z]*,b,2,2,[123],[1-9][0-9]*,[1-9][0-9]*,-\?[0-9.]*,[0-9.]*,[0-9.]*$' "$T/ftcost.csv")" -eq 9 ] ||
   fail "ftcost.csv rows: $(cat "$T/ftcost.csv")"
-[ "$(grep -c '^[12],8,[0-9.]*,[0-9.]*$' "$T/firsttouch.csv")" -eq 2 ] || fail "firsttouch.csv rows: $(cat "$T/firsttouch.csv")"
+[ "$(grep -c '^[12],[12],8,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*$' "$T/firsttouch.csv")" -eq 4 ] || fail "firsttouch.csv rows: $(cat "$T/firsttouch.csv")"
 rev=$(git -C "$ROOT" rev-parse --short HEAD)
 for f in hotpath store-vs-raw ycsb recovery recovery-floor ftcost firsttouch; do
   m=$T/$f.meta
