@@ -158,6 +158,7 @@ if want store-vs-raw; then
   f=$OUT/store-vs-raw.csv
   cells_open "$f" "variant,backend,repetition,operation,ranks,value_bytes,store_us,raw_us,ratio" \
     "BENCH=store-vs-raw OPS=${OPS:-100000} STORE_RAW_REPS=${STORE_RAW_REPS:-5} make bench"
+  cells_target "$f" ratio at most 3 "(store_us / raw_us, taken within each launch) in every operation, backend, variant and rank count"
   cells_each "$f" "${STORE_RAW_REPS:-5}" store-vs-raw store_raw_key store_raw_cell \
     allocate:recreate-copy allocate:none create:recreate-copy
   python3 "$ROOT/experiments/bench/report.py" print store-vs-raw --file "$f"
@@ -209,6 +210,7 @@ if want ftcost; then
   f=$OUT/ftcost.csv
   cells_open "$f" "variant,workload,ranks,replicas,round,none_ops_per_s,variant_ops_per_s,cost" \
     "BENCH=ftcost FTCOST_ROUNDS=${FTCOST_ROUNDS:-30} FTCOST_MS=${FTCOST_MS:-200} YCSB_RANKS='${YCSB_RANKS:-2 4 8}' make bench"
+  cells_target "$f" cost at most 0.1 "(none / variant - 1 per pair of turns: 10%) in every variant and rank count"
   cells=$(for n in ${YCSB_RANKS:-2 4 8}; do for v in $("$BIN/bench_ftcost" --variants); do echo "$v/$n"; done; done)
   # shellcheck disable=SC2086  # a list of words
   cells_each "$f" 1 ftcost ftcost_key ftcost_cell $cells
@@ -279,6 +281,8 @@ matrix() {  # PAIRS... -- RANKS... -- VARIANTS...: every PAIRS/RANKS/VARIANT
 if want recovery; then
   f=$OUT/recovery.csv
   cells_open "$f" "$RECOVERY_HEADER" "BENCH=recovery $SIZES make bench"
+  cells_target "$f" total_us at most 50000 "(recovery, detection excluded: 50 ms) at the most pairs measured, in every variant and rank count"
+  cells_target "$f" detect_us at most 10000 "(the kill to the last survivor's notice: 10 ms) in every variant, rank count and size"
   # shellcheck disable=SC2046,SC2086  # lists of words
   cells_each "$f" "${REPS:-5}" recovery recovery_key recovery_cell $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
   echo "wrote $f"
@@ -291,6 +295,7 @@ if want recovery-floor; then
   # hangs).
   f=$OUT/recovery-floor.csv
   cells_open "$f" "$FLOOR_HEADER" "BENCH=recovery-floor $SIZES make bench"
+  cells_target "$f" ratio at most 3 "(recovery_us / floor_us of phase total, per run) at the most pairs measured, in every variant and rank count"
   # shellcheck disable=SC2046,SC2086
   cells_each "$f" "${REPS:-5}" floor recovery_key floor_cell $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
   python3 "$ROOT/experiments/bench/report.py" print recovery-floor --file "$f"
@@ -305,6 +310,7 @@ if want proposed; then  # variant proposed against the workarounds
   f=$OUT/proposed-overhead.csv  # OVERHEAD_REPS=0 keeps the file as it is
   if [ "${OVERHEAD_REPS:-5}" -gt 0 ]; then
     cells_open "$f" "$YCSB_HEADER" "BENCH=proposed OVERHEAD_REPS=${OVERHEAD_REPS:-5} OVERHEAD_RANKS='${OVERHEAD_RANKS:-2 4}' make bench"
+    cells_target "$f" proposed/recreate-copy at least 0.95 "(throughput, each repetition's proposed run against its recreate-copy run) in every workload and rank count"
     cells=$(for w in b c; do for n in ${OVERHEAD_RANKS:-2 4}; do
               for vr in none:2 recreate-copy:2 proposed:2; do echo "$w/$n/$vr"; done; done; done)
     # shellcheck disable=SC2086

@@ -40,6 +40,9 @@ mkdir -p "$(dirname "$OUT")"
 if [ "${PROGRESS_FRESH:-0}" = 1 ] || [ ! -s "$OUT" ] || ! "$ROOT/scripts/provenance" --matches "$meta" "$CMD"; then
   rm -f "$OUT" "${OUT%.csv}-failed.txt"
   "$ROOT/scripts/provenance" "$CMD" > "$meta"
+  # shellcheck source=experiments/bench/cells.sh
+  source "$ROOT/experiments/bench/cells.sh"  # the target, in the record before the first launch
+  cells_target "$OUT" kv/ping-pong at most 3 "(a store read or write against the same launch's ping-pong, per launch) in every place, setting and target state"
 else
   echo "bench_progress: resuming $OUT ($(grep -c . "$OUT") lines)"
 fi

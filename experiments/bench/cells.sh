@@ -29,7 +29,12 @@
 #   cell_run FILE KEY CMD...         run CMD for the point KEY unless FILE has
 #                                    it; append CMD's lines with the loads;
 #                                    status 1 once MINUTES is spent
-#   cells_close FILE TOTAL           the line saying what is left
+#   cells_target FILE QUANTITY at most|at least NUMBER SCOPE
+#                                    a target, written into FILE's record
+#                                    before its first run (report.py judges
+#                                    every cell by it, never the best one)
+#   cells_close FILE TOTAL           the line saying what is left; the
+#                                    chunk's points and seconds to the record
 #   cells_each FILE REPS SEED KEYFN RUNFN CELL...
 #                                    every CELL once per repetition, in
 #                                    SEED's order for that repetition: the
@@ -91,11 +96,25 @@ cell_run() {
   return 0
 }
 
+# The rule by which report.py judges a target, one for every benchmark.
+CELLS_RULE="(the median over the repetitions; met when its 95% distribution-free interval lies on the target's side of it, missed when it lies beyond, unsure when it straddles it)"
+
+# cells_target FILE QUANTITY at most|at least NUMBER SCOPE: a target for the
+# cells of FILE, written into its record when the file starts (a resumed
+# file keeps the target it started with): stated before the first run.
+cells_target() {
+  local f=$1 q=$2 op="$3 $4" n=$5 meta; shift 5
+  meta=${f%.csv}.meta
+  { [ ! -s "$f" ] || [ "$(grep -c . "$f")" -le 1 ]; } && ! grep -q "^target: $q " "$meta" || return 0
+  echo "target: $q $op $n $* $CELLS_RULE" >> "$meta"
+}
+
 # cells_close FILE TOTAL: after a loop that stopped at the first point past
 # the budget (cell_run's 1), or ran through; TOTAL is the benchmark's points.
 cells_close() {
   local f=$1 total=$2 left pace
   left=$((total - CELLS_DONE - CELLS_SKIPPED))
+  echo "chunk: $CELLS_DONE points in $CELLS_SPENT s, $left of $total left" >> "${f%.csv}.meta"
   if [ "$left" -gt 0 ]; then
     pace=$(( CELLS_DONE > 0 ? CELLS_SPENT / CELLS_DONE : 0 ))
     echo "$(basename "$f"): stopped after $MINUTES minutes, $left of $total points left" \
