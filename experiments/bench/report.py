@@ -1231,7 +1231,7 @@ def progress():
             verdicts += [verdict(stats.summary(ratios), aim)] if ratios else []
             row.append(f"{ci(ratios, '{:.2f}')} {verdicts[-1]}" if ratios else "NA")
         body.append(row)
-    loads = nums([x["load_1min"] for x in r])
+    loads = nums([load_of(x) for x in r])
     n = len({x["launch"] for x in r})
     return table(["hosts", "setting", "target", "ping-pong (us)"] + [f"{op} (us)" for op in PROGRESS_OPS] +
                  ["kv_get / ping-pong, target", "kv_put / ping-pong, target"],
