@@ -321,9 +321,12 @@ def target_line(t, verdicts):
     record states it and how many cells met it."""
     if t is None:
         return "No target in this file's record (it was made before the benchmarks wrote their targets there)."
-    c = collections.Counter(verdicts)
+    c, n = collections.Counter(verdicts), len(verdicts)
     return (f"Target, stated in the file's record before its first run: {t.text}. "
-            f"Met in {c['met']} of {len(verdicts)} cells" + (f", unsure in {c['unsure']}" if c["unsure"] else "") + ".")
+            f"Met in {c['met']} of {n} cells" + (f", unsure in {c['unsure']}" if c["unsure"] else "") + "."
+            + (f" The {n} verdicts are {n} comparisons, each by its own interval, not adjusted for their number: "
+               "where an interval's coverage is 95%, one in twenty misses its true median by chance alone."
+               if n > 1 else ""))
 
 
 def floor_target(groups, name):
