@@ -43,22 +43,23 @@
 #   revisions/        only with BENCH=revisions REVS='A B ...': the read path
 #                     of those revisions' kvstore/ side by side, in turns
 #                     (bench_revisions.sh; `work` is the checkout as it is)
-# Each benchmark prints its table; the CSV files are rewritten by each run
-# of the benchmark (BENCH=name runs just one), and beside each goes
-# NAME.meta, what made it (scripts/provenance: revision, MPI and patches,
-# date, host shape and load, the command).  ycsb, recovery,
-# recovery-floor and proposed run as cells.sh says: each cell once per
-# repetition in a drawn order, the load before and after every run in its
-# row, and the same command resumes them (MINUTES=N: a chunk of N minutes).
-# Every cell is repeated at least 5 times by default (report.py prints
-# each interval's coverage): REPS for recovery and proposed, YCSB_REPS for ycsb,
-# OVERHEAD_REPS for proposed-overhead, CKPT_REPS and REDIS_REPS in their
-# scripts.  The recovery matrix is sized by RANKS, PAIRS, REPS and
-# VARIANTS, ycsb by YCSB_WORKLOADS, YCSB_RANKS, YCSB_REPS, YCSB_SECONDS;
-# all of `make bench` takes about two hours here.  BENCH_OUT writes the
-# files elsewhere (tests/scripts/test_bench_small.sh runs every benchmark
-# at a tiny size that way); BENCH_NOTE='...' goes into the command line
-# that NAME.meta records (a small run says so there).
+# Each benchmark prints its table, and beside each file goes NAME.meta,
+# what made it (scripts/provenance: revision, MPI and patches, date, host
+# shape and load, the command; the target, where there is one; a line per
+# chunk).  Every benchmark but the conformance and transport suites runs as
+# cells.sh says: each cell once per repetition in a drawn order, the load
+# before and after every run in its row, and the same command resumes it
+# (MINUTES=N: a chunk of N minutes; BENCH=name runs just one).  Every cell
+# is repeated at least 5 times by default (report.py prints each
+# interval's coverage): REPS for recovery and proposed, YCSB_REPS,
+# OVERHEAD_REPS, STORE_RAW_REPS, HOTPATH_REPS, TOUCH_REPS, and in their
+# scripts CKPT_REPS, REDIS_REPS and the others.  The recovery matrix is
+# sized by RANKS, PAIRS, REPS and VARIANTS, ycsb by YCSB_WORKLOADS,
+# YCSB_RANKS, YCSB_REPS, YCSB_SECONDS; `make stale` says how long each file
+# took to make.  BENCH_OUT writes the files elsewhere
+# (tests/scripts/test_bench_small.sh runs the benchmarks at a tiny size
+# that way); BENCH_NOTE='...' goes into the command line that NAME.meta
+# records (a small run says so there).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/results/bench}  # BENCH_OUT: elsewhere (a trial at a small size)

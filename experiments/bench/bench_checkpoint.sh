@@ -19,8 +19,8 @@
 # resumes (MINUTES=N: a chunk).  Checkpoints go to CKPT_DIR (default: a
 # fresh directory under /var/tmp, on disk rather than tmpfs; on a cluster
 # point it at the shared file system).  Sized by CKPT_RANKS, CKPT_PAIRS
-# (cost), CKPT_INTERVALS (overhead; 0: none), CKPT_RESTART_PAIRS and
-# CKPT_REPS.  What made the file goes beside it (checkpoint.meta).
+# (cost), CKPT_INTERVALS (overhead; 0: none) and CKPT_SECONDS (5, each
+# overhead run's length), CKPT_RESTART_PAIRS and CKPT_REPS.  What made the file goes beside it (checkpoint.meta).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/results/bench/checkpoint.csv}
@@ -30,7 +30,7 @@ trap 'rm -rf "$BASE"' EXIT
 # shellcheck source=experiments/bench/cells.sh
 source "$ROOT/experiments/bench/cells.sh"
 cells_open "$OUT" "repetition,mode,ranks,pairs_per_rank,interval_s,seconds,checkpoints,ckpt_s,bytes,ckpt_mb_s,disk_mb_s,ops_per_s,job_start_s,reload_s,resume_s,lost_writes" \
-  "BENCH=checkpoint CKPT_RANKS='${CKPT_RANKS:-2 4 8}' CKPT_PAIRS='${CKPT_PAIRS:-10000 100000 500000}' CKPT_INTERVALS='${CKPT_INTERVALS:-0 2 1 0.5 0.25}' CKPT_RESTART_PAIRS='${CKPT_RESTART_PAIRS:-25000 250000}' CKPT_REPS=${CKPT_REPS:-5} make bench"
+  "BENCH=checkpoint CKPT_RANKS='${CKPT_RANKS:-2 4 8}' CKPT_PAIRS='${CKPT_PAIRS:-10000 100000 500000}' CKPT_INTERVALS='${CKPT_INTERVALS:-0 2 1 0.5 0.25}' CKPT_RESTART_PAIRS='${CKPT_RESTART_PAIRS:-25000 250000}' CKPT_SECONDS=${CKPT_SECONDS:-5} CKPT_REPS=${CKPT_REPS:-5} make bench"
 echo "checkpoints in $BASE ($(df -T "$BASE" | awk 'NR==2 {print $2}'))"
 
 run() {  # label np [kvrun options] -- args
@@ -55,7 +55,7 @@ ckpt_cell() {
   export KV_BENCH_CSV=$BASE/rows; rm -f "$KV_BENCH_CSV" && rm -rf "$BASE/ck"
   case $m in
     cost) run "cost $a" "${a%/*}" -- "$BIN" cost "$BASE/ck" "${a#*/}" ;;
-    overhead) run "overhead $a" 4 -- "$BIN" overhead "$BASE/ck" 100000 "$a" 5 ;;
+    overhead) run "overhead $a" 4 -- "$BIN" overhead "$BASE/ck" 100000 "$a" "${CKPT_SECONDS:-5}" ;;
     restart)
       export KV_KILL_LOG=$BASE/kill; rm -f "$KV_KILL_LOG"
       "$RUN" -n 4 --no-ft --timeout 600 -- "$BIN" crash "$BASE/ck" "$a" 0.5 > "$BASE/log" 2>&1

@@ -94,5 +94,24 @@ head -n -1 "$T/ycsb.csv" > "$T/y" && mv "$T/y" "$T/ycsb.csv"
 BENCH=ycsb bench env YCSB_WORKLOADS=c YCSB_RANKS=2 YCSB_REPS=2 YCSB_SECONDS=1
 grep -q 'ycsb.csv: all 12 points (1 this time)' "$T/ycsb.log" && [ "$(grep -c '^c,' "$T/ycsb.csv")" -eq 12 ] &&
   grep -q '^resumed:' "$T/ycsb.meta" || fail "ycsb did not resume: $(tail -3 "$T/ycsb.log")"
+# a target stands in the record before the first run, once, and the table
+# judges by it; every chunk is timed in the record
+[ "$(grep -c '^target: ratio at most 3 ' "$T/store-vs-raw.meta")" -eq 1 ] &&
+  [ "$(grep -c '^target: ' "$T/ycsb.meta")" -eq 0 ] || fail "targets: $(grep target "$T"/*.meta)"
+grep -q '^Target, stated in the file.s record before its first run: ratio at most 3 ' <<<"$($R print store-vs-raw --dir "$T")" ||
+  fail "the store-vs-raw table does not quote its target"
+[ "$(grep -c '^chunk: [0-9]* points in [0-9]* s, 0 of 12 left$' "$T/ycsb.meta")" -eq 2 ] ||
+  fail "ycsb.meta's chunks: $(grep chunk "$T/ycsb.meta")"
+# checkpoint/restart and the task application through cells.sh, at a tiny
+# size: every point a row with its loads, none left
+BENCH=checkpoint bench env CKPT_RANKS=2 CKPT_PAIRS=1000 CKPT_INTERVALS='0 1' CKPT_SECONDS=1 CKPT_RESTART_PAIRS=1000 CKPT_REPS=1
+for m in 'cost,2,1000' 'overhead,4,100000,0,' 'overhead,4,100000,1,' 'restart,4,1000,'; do
+  grep -q "^1,$m.*,[0-9.]*,[0-9.]*$" "$T/checkpoint.csv" || fail "checkpoint.csv has no $m row: $(cat "$T/checkpoint.csv")"
+done
+grep -q 'checkpoint.csv: all 4 points' "$T/checkpoint.log" || fail "checkpoint: $(tail -3 "$T/checkpoint.log")"
+BENCH=taskapp bench env TASKAPP_OUT="$T/taskapp.csv" TASKAPP_SMALL=1 APPS=nqueens:9 REPS=1 VARIANTS=recreate-copy RANKSET=2 FREQS=10
+[ "$(grep -c ',pass,[0-9.]*,[0-9.]*$' "$T/taskapp.csv")" -eq 12 ] && [ "$(grep -c ',true,pass,' "$T/taskapp.csv")" -eq 12 ] &&
+  grep -q '^failure,nqueens,9,recreate-copy,allocate,4,2,50,0,1,1,' "$T/taskapp.csv" ||
+  fail "taskapp.csv: $(cat "$T/taskapp.csv"); $(tail -3 "$T/taskapp.log")"
 [ "$(cd "$ROOT" && git status --porcelain results/bench)" = "$before" ] || fail "results/bench was written to"
-echo "PASS: hotpath, ycsb, recovery, recovery-floor, ftcost and firsttouch at a tiny size, with provenance and intervals"
+echo "PASS: hotpath, ycsb, recovery, recovery-floor, ftcost, firsttouch, checkpoint and taskapp at a tiny size, with provenance, targets and intervals"
