@@ -783,7 +783,7 @@ def variants():
     at all of them."""
     tl, code = rows("timeline.csv"), loc_stats()
     soak_files = ["soak.csv"] + [n for n in os.listdir(BENCH) if n.startswith("soak-") and n.endswith(".csv")
-                                 and n not in ("soak-paced.csv", "soak-taskapp.csv")]
+                                 and n not in ("soak-paced.csv", "soak-taskapp.csv") and not kept(n)]
     last = lambda n: max(benchfiles.values(meta_path(n), "date"), default="")  # noqa: E731
     soak_files.sort(key=last, reverse=True)  # the newest first
     runs = collections.defaultdict(list)
