@@ -130,6 +130,7 @@ cells_close() {
 # the first columns of its rows; RUNFN CELL REP prints its rows.
 cells_each() {
   local f=$1 reps=$2 seed=$3 keyfn=$4 runfn=$5 rep c; shift 5
+  CELLS_DONE=0 CELLS_SKIPPED=0 CELLS_SPENT=0  # this loop's (a file may have two)
   for rep in $(seq 1 "$reps"); do
     for c in $(cells_order "$seed$rep" "$@"); do
       cell_run "$f" "$("$keyfn" "$c" "$rep")" "$runfn" "$c" "$rep" || break 2
