@@ -55,11 +55,18 @@ def num(x):
         return None
 
 
+def record_of(path):
+    """The record of result file path: NAME.meta beside NAME.csv; the bins
+    of NAME.csv (NAME-bins.csv, no record of their own) take NAME.csv's."""
+    meta = path[:-len(".csv")] + ".meta"
+    if not os.path.exists(meta) and path.endswith("-bins.csv"):
+        meta = path[:-len("-bins.csv")] + ".meta"
+    return meta
+
+
 def source_line(path):
     """'NAME.csv: N rows, revision R[, R...], MPI build B' for a footer."""
-    meta = path[:-len(".csv")] + ".meta"
-    if not os.path.exists(meta) and path.endswith("-bins.csv"):  # the bins of NAME.csv: its record
-        meta = path[:-len("-bins.csv")] + ".meta"
+    meta = record_of(path)
     with open(path, newline="") as f:
         n = sum(1 for _ in csv.DictReader(f))
     revs = ", ".join(revisions(meta)) or "not recorded"

@@ -43,22 +43,23 @@
 #   revisions/        only with BENCH=revisions REVS='A B ...': the read path
 #                     of those revisions' kvstore/ side by side, in turns
 #                     (bench_revisions.sh; `work` is the checkout as it is)
-# Each benchmark prints its table; the CSV files are rewritten by each run
-# of the benchmark (BENCH=name runs just one), and beside each goes
-# NAME.meta, what made it (scripts/provenance: revision, MPI and patches,
-# date, host shape and load, the command).  ycsb, recovery,
-# recovery-floor and proposed run as cells.sh says: each cell once per
-# repetition in a drawn order, the load before and after every run in its
-# row, and the same command resumes them (MINUTES=N: a chunk of N minutes).
-# Every cell is repeated at least 5 times by default (report.py prints
-# each interval's coverage): REPS for recovery and proposed, YCSB_REPS for ycsb,
-# OVERHEAD_REPS for proposed-overhead, CKPT_REPS and REDIS_REPS in their
-# scripts.  The recovery matrix is sized by RANKS, PAIRS, REPS and
-# VARIANTS, ycsb by YCSB_WORKLOADS, YCSB_RANKS, YCSB_REPS, YCSB_SECONDS;
-# all of `make bench` takes about two hours here.  BENCH_OUT writes the
-# files elsewhere (tests/scripts/test_bench_small.sh runs every benchmark
-# at a tiny size that way); BENCH_NOTE='...' goes into the command line
-# that NAME.meta records (a small run says so there).
+# Each benchmark prints its table, and beside each file goes NAME.meta,
+# what made it (scripts/provenance: revision, MPI and patches, date, host
+# shape and load, the command; the target, where there is one; a line per
+# chunk).  Every benchmark but the conformance and transport suites runs as
+# cells.sh says: each cell once per repetition in a drawn order, the load
+# before and after every run in its row, and the same command resumes it
+# (MINUTES=N: a chunk of N minutes; BENCH=name runs just one).  Every cell
+# is repeated at least 5 times by default (report.py prints each
+# interval's coverage): REPS for recovery and proposed, YCSB_REPS,
+# OVERHEAD_REPS, STORE_RAW_REPS, HOTPATH_REPS, TOUCH_REPS, and in their
+# scripts CKPT_REPS, REDIS_REPS and the others.  The recovery matrix is
+# sized by RANKS, PAIRS, REPS and VARIANTS, ycsb by YCSB_WORKLOADS,
+# YCSB_RANKS, YCSB_REPS, YCSB_SECONDS; `make stale` says how long each file
+# took to make.  BENCH_OUT writes the files elsewhere
+# (tests/scripts/test_bench_small.sh runs the benchmarks at a tiny size
+# that way); BENCH_NOTE='...' goes into the command line that NAME.meta
+# records (a small run says so there).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/results/bench}  # BENCH_OUT: elsewhere (a trial at a small size)
@@ -74,9 +75,6 @@ if [ -n "${BENCH:-}" ]; then
   grep -qxF -- "$BENCH" <<<"$known" ||
     { echo "bench: no benchmark BENCH=$BENCH (there are: $(paste -sd' ' <<<"$known"))" >&2; exit 2; }
 fi
-# stamp FILE.csv COMMAND: FILE.meta says what made FILE.csv (the
-# benchmarks that do not resume; cells_open for those that do).
-stamp() { "$ROOT/scripts/provenance" "$(noted "$2")" > "${1%.csv}.meta"; }
 SIZES="RANKS='${RANKS:-}' PAIRS='${PAIRS:-}' REPS='${REPS:-}' VARIANTS='${VARIANTS:-}'"
 # The recovery matrix (recovery and recovery-floor): sizes, ranks, variants.
 REC_PAIRS=${PAIRS:-10000 100000 1000000}
@@ -111,18 +109,10 @@ ycsb_row() {
   echo "$1,$v,allocate,$3,$r,$4,$(ycsb_point "$1" "$v" "$3" "$r")"
 }
 
-# ycsb_cells FILE REPS SEED CELL...: every CELL (WORKLOAD/RANKS/VARIANT:R)
-# once per repetition, in an order drawn from SEED and the repetition.
-ycsb_cells() {
-  local f=$1 reps=$2 seed=$3 rep c w n vr; shift 3
-  for rep in $(seq 1 "$reps"); do
-    for c in $(cells_order "$seed$rep" "$@"); do
-      IFS=/ read -r w n vr <<<"$c"
-      cell_run "$f" "$w,${vr%:*},allocate,$n,${vr#*:},$rep," ycsb_row "$w" "$vr" "$n" "$rep" || break 2
-    done
-  done
-  cells_close "$f" $(( reps * $# ))
-}
+# ycsb_key / ycsb_cell CELL REP: a cell WORKLOAD/RANKS/VARIANT:R for
+# cells_each, its key and its row.
+ycsb_key() { local w n vr; IFS=/ read -r w n vr <<<"$1"; echo "$w,${vr%:*},allocate,$n,${vr#*:},$2,"; }
+ycsb_cell() { local w n vr; IFS=/ read -r w n vr <<<"$1"; ycsb_row "$w" "$vr" "$n" "$2"; }
 
 # recovery_point VARIANT RANKS PAIRS REP FILE LINES [FLOOR]: one run of
 # bench_recovery (one kill; it appends its row to FILE, and with FLOOR its
@@ -141,22 +131,25 @@ recovery_point() {
   return $st
 }
 
-# store_raw_rows BACKEND VARIANT REP: one bench_store_raw launch (2 ranks,
+# store_raw_cell BACKEND:VARIANT REP: one bench_store_raw launch (2 ranks,
 # OPS operations, the median of 9 rounds) as store-vs-raw.csv rows, get
-# and put.
-store_raw_rows() {
+# and put; store_raw_key its key.
+store_raw_key() { echo "${1#*:},${1%:*},$2,"; }
+store_raw_cell() {
   local rows; rows=$(mktemp)
-  "$ROOT/scripts/kvrun" -n 2 --timeout 600 -- "$BIN/bench_store_raw" "$1" "$rows" "${OPS:-100000}" 9 "$2" \
+  "$ROOT/scripts/kvrun" -n 2 --timeout 600 -- "$BIN/bench_store_raw" "${1%:*}" "$rows" "${OPS:-100000}" 9 "${1#*:}" \
     | grep -av '^\[rank\|^PASS' >&2
-  awk -F, -v v="$2" -v rep="$3" '{print v "," $2 "," rep "," $1 "," $3 "," $4 "," $5 "," $6 "," $7}' "$rows"
+  awk -F, -v v="${1#*:}" -v rep="$2" '{print v "," $2 "," rep "," $1 "," $3 "," $4 "," $5 "," $6 "," $7}' "$rows"
   rm -f "$rows"
 }
 
-# hotpath_rows REP: one bench_hotpath launch as hotpath.csv rows.
-hotpath_rows() {
+# hotpath_cell hotpath REP: one bench_hotpath launch as hotpath.csv rows
+# (one cell, so the key is the repetition).
+hotpath_key() { echo "$2,"; }
+hotpath_cell() {
   local rows; rows=$(mktemp)
   "$BIN/bench_hotpath" "$rows" "${HOTPATH_ITERS:-10000000}" 9 >&2 || echo "bench: bench_hotpath failed" >&2
-  sed "s/^/$1,/" "$rows"
+  sed "s/^/$2,/" "$rows"
   rm -f "$rows"
 }
 
@@ -166,14 +159,9 @@ if want store-vs-raw; then
   f=$OUT/store-vs-raw.csv
   cells_open "$f" "variant,backend,repetition,operation,ranks,value_bytes,store_us,raw_us,ratio" \
     "BENCH=store-vs-raw OPS=${OPS:-100000} STORE_RAW_REPS=${STORE_RAW_REPS:-5} make bench"
-  n=0
-  for rep in $(seq 1 "${STORE_RAW_REPS:-5}"); do
-    for bv in $(cells_order "store-vs-raw$rep" allocate:recreate-copy allocate:none create:recreate-copy); do
-      n=$((n + 1))
-      cell_run "$f" "${bv#*:},${bv%:*},$rep," store_raw_rows "${bv%:*}" "${bv#*:}" "$rep" || break 2
-    done
-  done
-  cells_close "$f" $((3 * ${STORE_RAW_REPS:-5}))
+  cells_target "$f" ratio at most 3 "(store_us / raw_us, taken within each launch) in every operation, backend, variant and rank count"
+  cells_each "$f" "${STORE_RAW_REPS:-5}" store-vs-raw store_raw_key store_raw_cell \
+    allocate:recreate-copy allocate:none create:recreate-copy
   python3 "$ROOT/experiments/bench/report.py" print store-vs-raw --file "$f"
   echo "wrote $f"
 fi
@@ -182,10 +170,7 @@ if want hotpath; then
   f=$OUT/hotpath.csv
   cells_open "$f" "repetition,step,ranks,replicas,value_bytes,ns_per_call,rounds" \
     "BENCH=hotpath HOTPATH_ITERS=${HOTPATH_ITERS:-10000000} HOTPATH_REPS=${HOTPATH_REPS:-5} make bench"
-  for rep in $(seq 1 "${HOTPATH_REPS:-5}"); do
-    cell_run "$f" "$rep," hotpath_rows "$rep" || break
-  done
-  cells_close "$f" "${HOTPATH_REPS:-5}"
+  cells_each "$f" "${HOTPATH_REPS:-5}" hotpath hotpath_key hotpath_cell hotpath
   python3 "$ROOT/experiments/bench/report.py" print hotpath --file "$f"
   echo "wrote $f"
 fi
@@ -203,17 +188,19 @@ if want ycsb; then
             for vr in none:1 none:2 recreate-copy:2 recreate-inplace:2 recreate-free:2 spare:2; do
               echo "$w/$n/$vr"; done; done; done)
   # shellcheck disable=SC2086  # a list of words
-  ycsb_cells "$f" "${YCSB_REPS:-5}" "ycsb" $cells
+  cells_each "$f" "${YCSB_REPS:-5}" ycsb ycsb_key ycsb_cell $cells
   python3 "$ROOT/experiments/bench/report.py" print ycsb --file "$f"
   echo "wrote $f"
 fi
 
-# ftcost_rows VARIANT RANKS: one bench_ftcost job (none and the variant in
-# alternating turns) as its ftcost.csv rows, a row per pair of turns.
-ftcost_rows() {
-  local rows; rows=$(mktemp)
-  "$ROOT/scripts/kvrun" -n "$2" --timeout 300 -- "$BIN/bench_ftcost" "$1" "$rows" b "${FTCOST_ROUNDS:-30}" \
-    "${FTCOST_MS:-200}" > /dev/null 2>&1 || echo "bench: bench_ftcost $1 on $2 ranks failed" >&2
+# ftcost_cell VARIANT/RANKS 1: one bench_ftcost job (none and the variant
+# in alternating turns) as its ftcost.csv rows, a row per pair of turns
+# (the turns are its repetitions, so a cell runs once); ftcost_key its key.
+ftcost_key() { echo "${1%/*},b,${1#*/},"; }
+ftcost_cell() {
+  local rows v=${1%/*} n=${1#*/}; rows=$(mktemp)
+  "$ROOT/scripts/kvrun" -n "$n" --timeout 300 -- "$BIN/bench_ftcost" "$v" "$rows" b "${FTCOST_ROUNDS:-30}" \
+    "${FTCOST_MS:-200}" > /dev/null 2>&1 || echo "bench: bench_ftcost $v on $n ranks failed" >&2
   cat "$rows"; rm -f "$rows"
 }
 
@@ -224,21 +211,30 @@ if want ftcost; then
   f=$OUT/ftcost.csv
   cells_open "$f" "variant,workload,ranks,replicas,round,none_ops_per_s,variant_ops_per_s,cost" \
     "BENCH=ftcost FTCOST_ROUNDS=${FTCOST_ROUNDS:-30} FTCOST_MS=${FTCOST_MS:-200} YCSB_RANKS='${YCSB_RANKS:-2 4 8}' make bench"
+  cells_target "$f" cost at most 0.1 "(none / variant - 1 per pair of turns: 10%) in every variant and rank count"
   cells=$(for n in ${YCSB_RANKS:-2 4 8}; do for v in $("$BIN/bench_ftcost" --variants); do echo "$v/$n"; done; done)
   # shellcheck disable=SC2086  # a list of words
-  for c in $(cells_order ftcost $cells); do
-    cell_run "$f" "${c%/*},b,${c#*/}," ftcost_rows "${c%/*}" "${c#*/}" || break
-  done
-  cells_close "$f" "$(wc -w <<<"$cells")"
+  cells_each "$f" 1 ftcost ftcost_key ftcost_cell $cells
   python3 "$ROOT/experiments/bench/report.py" print ftcost --file "$f"
   echo "wrote $f"
 fi
 
+# firsttouch_cell firsttouch REP: one bench_firsttouch launch (TOUCH_ROUNDS
+# rounds, the first on memory the machine may never have used) as rows
+# with the repetition in front.
+firsttouch_key() { echo "$2,"; }
+firsttouch_cell() {
+  local rows; rows=$(mktemp)
+  "$BIN/bench_firsttouch" "${TOUCH_MB:-3000}" "${TOUCH_ROUNDS:-5}" "$rows" >&2 || echo "bench: bench_firsttouch failed" >&2
+  sed "s/^/$2,/" "$rows"
+  rm -f "$rows"
+}
+
 if want firsttouch; then
   f=$OUT/firsttouch.csv
-  echo "round,megabytes,ms,gb_per_s" > "$f"
-  stamp "$f" "BENCH=firsttouch TOUCH_MB=${TOUCH_MB:-3000} TOUCH_ROUNDS=${TOUCH_ROUNDS:-5} make bench"
-  "$BIN/bench_firsttouch" "${TOUCH_MB:-3000}" "${TOUCH_ROUNDS:-5}" "$f"
+  cells_open "$f" "repetition,round,megabytes,ms,gb_per_s" \
+    "BENCH=firsttouch TOUCH_MB=${TOUCH_MB:-3000} TOUCH_ROUNDS=${TOUCH_ROUNDS:-5} TOUCH_REPS=${TOUCH_REPS:-5} make bench"
+  cells_each "$f" "${TOUCH_REPS:-5}" firsttouch firsttouch_key firsttouch_cell firsttouch
   echo "wrote $f"
 fi
 
@@ -249,12 +245,18 @@ fi
 RECOVERY_HEADER=variant,backend,ranks,pairs,repetition,detect_us,revoke_us,shrink_us,agree_us,windows_us,rereplicate_us,total_us,pairs_restored,lost,hang
 FLOOR_HEADER=variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us,memcpy_first_us,scan_us,exchange_us,insert_us
 
-# recovery_rows WHAT VARIANT RANKS PAIRS REP: one bench_recovery run's rows
+# recovery_rows WHAT PAIRS/RANKS/VARIANT REP: one bench_recovery run's rows
 # on stdout (its progress on stderr): WHAT recovery, its recovery.csv row
 # or, when it hung or failed without one, a row saying hang yes; WHAT
 # floor, its three recovery-floor.csv rows (none when it hung).
+# recovery_cell and floor_cell are its two forms for cells_each,
+# recovery_key their key.
+recovery_key() { local p n v; IFS=/ read -r p n v <<<"$1"; echo "$v,allocate,$n,$p,$2,"; }
+recovery_cell() { recovery_rows recovery "$@"; }
+floor_cell() { recovery_rows floor "$@"; }
 recovery_rows() {
-  local what=$1 v=$2 n=$3 p=$4 rep=$5 s fl st
+  local what=$1 rep=$3 p n v s fl st
+  IFS=/ read -r p n v <<<"$2"
   s=$(mktemp) fl=$(mktemp)
   if [ "$what" = floor ]; then recovery_point "$v" "$n" "$p" "$rep" "$s" 2 "$fl" >&2
   else recovery_point "$v" "$n" "$p" "$rep" "$s" 2 >&2; fi
@@ -270,19 +272,6 @@ recovery_rows() {
   rm -f "$s" "$fl"
 }
 
-# recovery_cells WHAT FILE REPS CELL...: every CELL (PAIRS/RANKS/VARIANT)
-# once per repetition, in an order drawn from the repetition.
-recovery_cells() {
-  local what=$1 f=$2 reps=$3 rep c p n v; shift 3
-  for rep in $(seq 1 "$reps"); do
-    for c in $(cells_order "$what$rep" "$@"); do
-      IFS=/ read -r p n v <<<"$c"
-      cell_run "$f" "$v,allocate,$n,$p,$rep," recovery_rows "$what" "$v" "$n" "$p" "$rep" || break 2
-    done
-  done
-  cells_close "$f" $(( reps * $# ))
-}
-
 matrix() {  # PAIRS... -- RANKS... -- VARIANTS...: every PAIRS/RANKS/VARIANT
   local ps=() ns=() p n v
   while [ "$1" != -- ]; do ps+=("$1"); shift; done; shift
@@ -293,8 +282,10 @@ matrix() {  # PAIRS... -- RANKS... -- VARIANTS...: every PAIRS/RANKS/VARIANT
 if want recovery; then
   f=$OUT/recovery.csv
   cells_open "$f" "$RECOVERY_HEADER" "BENCH=recovery $SIZES make bench"
+  cells_target "$f" total_us at most 50000 "(recovery, detection excluded: 50 ms) at the most pairs measured, in every variant and rank count"
+  cells_target "$f" detect_us at most 10000 "(the kill to the last survivor's notice: 10 ms) in every variant, rank count and size"
   # shellcheck disable=SC2046,SC2086  # lists of words
-  recovery_cells recovery "$f" "${REPS:-5}" $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
+  cells_each "$f" "${REPS:-5}" recovery recovery_key recovery_cell $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
   echo "wrote $f"
 fi
 
@@ -305,8 +296,9 @@ if want recovery-floor; then
   # hangs).
   f=$OUT/recovery-floor.csv
   cells_open "$f" "$FLOOR_HEADER" "BENCH=recovery-floor $SIZES make bench"
+  cells_target "$f" ratio at most 3 "(recovery_us / floor_us of phase total, per run) at the most pairs measured, in every variant and rank count"
   # shellcheck disable=SC2046,SC2086
-  recovery_cells floor "$f" "${REPS:-5}" $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
+  cells_each "$f" "${REPS:-5}" floor recovery_key floor_cell $(matrix $REC_PAIRS -- $REC_RANKS -- $REC_VARIANTS)
   python3 "$ROOT/experiments/bench/report.py" print recovery-floor --file "$f"
   # time against pairs with the floor under it, and the slopes
   python3 "$ROOT/analysis/fig_recovery_floor.py" "$OUT" || echo "bench: fig_recovery_floor.py failed" >&2
@@ -319,10 +311,11 @@ if want proposed; then  # variant proposed against the workarounds
   f=$OUT/proposed-overhead.csv  # OVERHEAD_REPS=0 keeps the file as it is
   if [ "${OVERHEAD_REPS:-5}" -gt 0 ]; then
     cells_open "$f" "$YCSB_HEADER" "BENCH=proposed OVERHEAD_REPS=${OVERHEAD_REPS:-5} OVERHEAD_RANKS='${OVERHEAD_RANKS:-2 4}' make bench"
+    cells_target "$f" proposed/recreate-copy at least 0.95 "(throughput, each repetition's proposed run against its recreate-copy run) in every workload and rank count"
     cells=$(for w in b c; do for n in ${OVERHEAD_RANKS:-2 4}; do
               for vr in none:2 recreate-copy:2 proposed:2; do echo "$w/$n/$vr"; done; done; done)
     # shellcheck disable=SC2086
-    ycsb_cells "$f" "${OVERHEAD_REPS:-5}" overhead $cells
+    cells_each "$f" "${OVERHEAD_REPS:-5}" overhead ycsb_key ycsb_cell $cells
     echo "wrote $f"
   fi
   # Recovery: one kill per run, the three variants that rebuild on
@@ -330,7 +323,7 @@ if want proposed; then  # variant proposed against the workarounds
   f=$OUT/proposed.csv
   cells_open "$f" "$RECOVERY_HEADER" "BENCH=proposed $SIZES make bench"
   # shellcheck disable=SC2046,SC2086
-  recovery_cells recovery "$f" "${REPS:-5}" \
+  cells_each "$f" "${REPS:-5}" recovery recovery_key recovery_cell \
     $(matrix ${PAIRS:-10000 100000 1000000} -- ${RANKS:-4 8} -- proposed recreate-copy recreate-free)
   echo "wrote $f"
   python3 "$ROOT/experiments/bench/report.py" print proposed loc --dir "$OUT"

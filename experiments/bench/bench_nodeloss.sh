@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench_nodeloss.sh -- `BENCH=nodeloss make bench`: the loss of a node
 # against the kill of a single rank, on the 3-host test cluster, RUNS runs
-# per variant, interleaved run by run (a bench cut short stays balanced).
+# per variant, interleaved run by run in an order drawn from the run
+# (cells.sh: the loads before and after each run in its row, resume,
+# MINUTES=N chunks; a bench cut short stays balanced).
 #
 # Every run is the driver (kv_driver) under `scripts/kvrun --cluster --ppn
 # PPN` (3 x PPN ranks on 3 hosts): YCSB A on RECORDS records for SECONDS
@@ -55,7 +57,8 @@ spec() {  # VARIANT SEED: the failure spec
 PROBE=${OUT%.csv}.mpiprobe.json
 "$ROOT/scripts/mpiprobe" --cluster --out "$PROBE" || { echo "bench_nodeloss: the MPI probe failed" >&2; exit 1; }
 
-# one VARIANT REP: a run, its row appended to $OUT
+# one VARIANT REP: a run, its row on stdout; one_key its key
+one_key() { echo "$1,$2,"; }
 one() {
   local v=$1 rep=$2 d f rc t0 ms last need says
   f=$(spec "$v" "$rep") || exit 2
@@ -63,7 +66,7 @@ one() {
   says=$("$ROOT/scripts/mpiprobe" --says "$PROBE" "$need") || exit 1
   if [ "$says" != survives ]; then
     "${ROW[@]}" --variant "$v" --rep "$rep" --seed "$rep" --ranks $((3 * PPN)) --nodes 3 \
-      --unsupported "not run: the MPI's $need probe says '$says' (${PROBE##*/})" | tee -a "$OUT"
+      --unsupported "not run: the MPI's $need probe says '$says' (${PROBE##*/})"
     return
   fi
   d=$(mktemp -d "$ROOT/build/nodeloss.XXXXXX")   # the hosts see the build directory
@@ -77,7 +80,7 @@ one() {
   ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   last=$(tr -d '\000' < "$d/kvrun.log" | grep '^kvrun: [A-Z]' | tail -1)
   "${ROW[@]}" --dir "$d" --variant "$v" --rep "$rep" --seed "$rep" --ranks $((3 * PPN)) --nodes 3 \
-    --rc "$rc" --seconds "$((ms / 1000)).$(printf %03d $((ms % 1000)))" --kvrun "$last" | tee -a "$OUT"
+    --rc "$rc" --seconds "$((ms / 1000)).$(printf %03d $((ms % 1000)))" --kvrun "$last"
   if [ "$rc" -ne 0 ]; then   # keep the evidence
     mkdir -p "$LOGS"
     rm -rf "${LOGS:?}/$v-rep$rep"
@@ -88,11 +91,11 @@ one() {
 }
 
 mkdir -p "$(dirname "$OUT")"
-"${ROW[@]}" --header > "$OUT"
-"$ROOT/scripts/provenance" "$CMD" > "${OUT%.csv}.meta"
-for rep in $(seq 1 "$RUNS"); do
-  for v in $VARIANTS; do one "$v" "$rep"; done
-done
+# shellcheck source=experiments/bench/cells.sh
+source "$ROOT/experiments/bench/cells.sh"
+cells_open "$OUT" "$("${ROW[@]}" --header)" "$CMD"
+# shellcheck disable=SC2086  # a list of words
+cells_each "$OUT" "$RUNS" nodeloss one_key one $VARIANTS || exit 0
 echo "wrote $OUT"
 python3 "$ROOT/analysis/fig_nodeloss.py" "$(dirname "$OUT")" "$(dirname "$OUT")/figures" ||
   echo "bench_nodeloss: no figure (see above)"

@@ -18,7 +18,9 @@
 #    repetition in an order drawn from it (cells.sh), so noise falls on all.
 #    The machine must be idle: with a 1-minute load above KV_MAX_LOAD
 #    (half the cores) the benchmark refuses to start, unless
-#    KV_ALLOW_LOAD=1, and every row records the load before its run.
+#    KV_ALLOW_LOAD=1; a run waits for the load to fall below LOAD_MAX (the
+#    cores; cells.sh), and every row records the load before and after
+#    its run.  The file resumes where it stopped (MINUTES=N: a chunk).
 # 2. Failover: REDIS_FAILOVER_REPS runs of YCSB A on REDIS_FAILOVER_RANKS
 #    ranks against Redis with 3 sentinels (quorum 2, down-after 1000 ms);
 #    kv_inject kills the primary (SIGKILL, by pid from the table the driver
@@ -27,6 +29,7 @@
 # redis.csv, one row per run:
 #   system              store | redis
 #   kind                failure-free | failover
+#   transport           shm or tcp (failover runs: tcp)
 #   workload, ranks, repetition
 #   throughput_ops_per_s  operations of all ranks / run time (with the outage for failover)
 #   p50_us, p99_us      latency of all operations (histogram percentiles)
@@ -46,9 +49,8 @@
 #   ceiling_ops_per_s   the two mixed in the workload's read/update shares
 #                       (1 / (read/GET + update/SET)); writes without WAIT, so an
 #                       upper bound for the driver's Redis
-#   load_1min           the machine's 1-minute load average before the run
-#   transport           shm or tcp (failover runs: tcp)
 #   pipelined_ops_per_s the same mix from redis-benchmark pipelined 16 deep (NA for store rows)
+#   load_before, load_after  the 1-minute load average right before and after the run
 # Sizes (environment, REDIS_ so that bench.sh's RANKS is not taken):
 # REDIS_RANKS ("2 4"), REDIS_WORKLOADS ("a b c"), REDIS_RUN_S (3),
 # REDIS_RECORDS (20000), REDIS_REPS (5), REDIS_BENCH_REQUESTS (50000),
@@ -60,6 +62,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${KV_BUILD:-$ROOT/build}/bin
 HARNESS=$ROOT/experiments/bench/redis_harness.sh
 RUN_S=${REDIS_RUN_S:-3} RECORDS=${REDIS_RECORDS:-20000} KILL_AT=${REDIS_KILL_AT:-1.5}
+FR=${REDIS_FAILOVER_RANKS:-4}
 COMMON=(workload.records="$RECORDS" workload.operations=0 workload.value_bytes=64 driver.progress=0)
 
 # Inside the harness (failover run): the injector next to the driver.
@@ -101,7 +104,8 @@ fi
 OUT=${BENCH_OUT:-$ROOT/results/bench}
 f=$OUT/redis.csv
 mkdir -p "$OUT"
-load1() { cut -d' ' -f1 /proc/loadavg; }
+# shellcheck source=experiments/bench/cells.sh
+source "$ROOT/experiments/bench/cells.sh"  # order, loads, resume, chunks
 MAXLOAD=${KV_MAX_LOAD:-$(awk -v n="$(nproc)" 'BEGIN { print n / 2 }')}
 if awk -v l="$(load1)" -v m="$MAXLOAD" 'BEGIN { exit !(l > m) }'; then
   if [ "${KV_ALLOW_LOAD:-0}" != 1 ]; then
@@ -111,13 +115,13 @@ if awk -v l="$(load1)" -v m="$MAXLOAD" 'BEGIN { exit !(l > m) }'; then
     exit 3
   fi
   echo "bench_redis: WARNING: measuring at a load of $(load1) on $(nproc) cores (KV_ALLOW_LOAD=1): the" \
-       "numbers are not those of an idle machine; load_1min in every row says how busy it was"
+       "numbers are not those of an idle machine; the loads in every row say how busy it was"
 fi
 for x in "$BIN/kv_driver" "$BIN/kv_inject"; do [ -x "$x" ] || { echo "bench_redis: $x missing: run make" >&2; exit 1; }; done
 command -v redis-server >/dev/null || { echo "bench_redis: redis-server not installed (make deps)" >&2; exit 1; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-echo "system,kind,workload,ranks,repetition,throughput_ops_per_s,p50_us,p99_us,read_p50_us,read_p99_us,update_p50_us,update_p99_us,ops,failed_ops,retried_ops,verify_errors,failover_first_ms,failover_last_ms,acked_lost,degraded_writes,status,ceiling_get_per_s,ceiling_set_per_s,ceiling_ops_per_s,load_1min,transport,pipelined_ops_per_s" > "$f"
-"$ROOT/scripts/provenance" "BENCH=redis REDIS_REPS=${REDIS_REPS:-5} REDIS_RANKS='${REDIS_RANKS:-2 4}' REDIS_WORKLOADS='${REDIS_WORKLOADS:-a b c}' REDIS_RUN_S=$RUN_S REDIS_RECORDS=$RECORDS KV_ALLOW_LOAD=${KV_ALLOW_LOAD:-0} make bench" > "${f%.csv}.meta"
+cells_open "$f" "system,kind,transport,workload,ranks,repetition,throughput_ops_per_s,p50_us,p99_us,read_p50_us,read_p99_us,update_p50_us,update_p99_us,ops,failed_ops,retried_ops,verify_errors,failover_first_ms,failover_last_ms,acked_lost,degraded_writes,status,ceiling_get_per_s,ceiling_set_per_s,ceiling_ops_per_s,pipelined_ops_per_s" \
+  "BENCH=redis REDIS_REPS=${REDIS_REPS:-5} REDIS_RANKS='${REDIS_RANKS:-2 4}' REDIS_WORKLOADS='${REDIS_WORKLOADS:-a b c}' REDIS_RUN_S=$RUN_S REDIS_RECORDS=$RECORDS REDIS_FAILOVER_REPS=${REDIS_FAILOVER_REPS:-5} REDIS_FAILOVER_RANKS=$FR KV_ALLOW_LOAD=${KV_ALLOW_LOAD:-0} make bench"
 
 na() { [ -n "$1" ] && echo "$1" || echo NA; }
 # ceiling DIR P: "GET/s,SET/s,mixed/s" from redis-benchmark's CSV of
@@ -133,53 +137,61 @@ ceiling() {
     m = (g > 0 && s > 0 && r + u > 0) ? sprintf("%.1f", (r + u) / (r / g + u / s)) : "NA"
     printf "%s,%s,%s", (g == "" ? "NA" : g), (s == "" ? "NA" : s), m }'
 }
-row() {  # system kind workload ranks rep dir kvrun-status load transport [ceiling pipelined]
-  local d=$6 st
-  case $7 in 0) st=pass ;; 1) st=fail ;; 2) st=crashed ;; 3) st=hung ;; 4) st=aborted ;; *) st=error ;; esac
+row() {  # system kind transport workload ranks rep dir kvrun-status [ceiling pipelined]: a row on stdout
+  local d=$7 st
+  case $8 in 0) st=pass ;; 1) st=fail ;; 2) st=crashed ;; 3) st=hung ;; 4) st=aborted ;; *) st=error ;; esac
   lat() { na "$(awk -F, -v op="$1" -v c="$2" '$1 == op && $2 == "all" {print $c}' "$d/latency.csv" 2>/dev/null)"; }
   meta() { na "$(sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" "$d/meta.json" 2>/dev/null)"; }
   fo() { na "$(awk -F, -v c="$1" 'NR == 2 {print $c}' "$d/failover.csv" 2>/dev/null)"; }
   local tput; tput=$(na "$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$d/summary.txt" 2>/dev/null)")
-  echo "$1,$2,$3,$4,$5,$tput,$(lat all 4),$(lat all 6),$(lat read 4),$(lat read 6),$(lat update 4),$(lat update 6),$(meta operations_done),$(meta failed_ops),$(meta retried_ops),$(meta verify_errors),$(fo 2),$(fo 3),$(fo 10),$(fo 7),$st,${10:-NA,NA,NA},$8,$9,${11:-NA}" | tee -a "$f"
+  echo "$1,$2,$3,$4,$5,$6,$tput,$(lat all 4),$(lat all 6),$(lat read 4),$(lat read 6),$(lat update 4),$(lat update 6),$(meta operations_done),$(meta failed_ops),$(meta retried_ops),$(meta verify_errors),$(fo 2),$(fo 3),$(fo 10),$(fo 7),$st,${9:-NA,NA,NA},${10:-NA}"
+}
+
+# The cells for cells_each: SYSTEM/TRANSPORT/WORKLOAD/RANKS failure-free,
+# and failover.
+redis_key() {
+  local sy t w n
+  if [ "$1" = failover ]; then echo "redis,failover,tcp,a,$FR,$2,"; return; fi
+  IFS=/ read -r sy t w n <<<"$1"; echo "$sy,failure-free,$t,$w,$n,$2,"
+}
+redis_cell() {
+  local sy t w n rep=$2 d b st
+  if [ "$1" = failover ]; then
+    d=$T/failover-$rep; mkdir -p "$d"
+    "$HARNESS" --sentinels 3 --down-after-ms 1000 -- "$0" --failover-run "$d" "$FR" > "$T/log" 2>&1
+    st=$?
+    row redis failover tcp a "$FR" "$rep" "$d" $st
+    [ -s "$d/kills.csv" ] || { echo "  (no kill logged: $(tail -1 "$d/inject.log" 2>/dev/null))"; tail -3 "$T/log"; } >&2
+    return
+  fi
+  IFS=/ read -r sy t w n <<<"$1"
+  d=$T/$sy-$t-$w-$n-$rep
+  if [ "$sy" = store ]; then
+    b=allocate; [ "$t" = tcp ] && b=create
+    "$ROOT/scripts/kvrun" -n "$n" --timeout 120 -- "$BIN/kv_driver" workload.workload="$w" \
+      workload.duration_s="$RUN_S" "${COMMON[@]}" store.max_value=64 store.slots_per_rank=32768 \
+      store.variant=recreate-copy store.replicas=2 store.backend="$b" driver.out="$d" > "$T/log" 2>&1
+    row store failure-free "$t" "$w" "$n" "$rep" "$d" $?
+  else
+    mkdir -p "$d"
+    "$HARNESS" -- "$0" --ceiling-run "$d" "$n" "$t" workload.workload="$w" workload.duration_s="$RUN_S" \
+      "${COMMON[@]}" > "$T/log" 2>&1
+    st=$?
+    row redis failure-free "$t" "$w" "$n" "$rep" "$d" $st "$(ceiling "$d" 1)" "$(ceiling "$d" 16 | cut -d, -f3)"
+  fi
 }
 
 command -v redis-benchmark >/dev/null || { echo "bench_redis: redis-benchmark not installed (make deps)" >&2; exit 1; }
 echo "== failure-free: the store (recreate-copy, r=2) and Redis (primary + replica, WAIT 1), ${RUN_S} s each," \
      "over shared memory (store osc/sm, Redis's Unix socket) and TCP (store osc/rdma, Redis's loopback port)," \
      "redis-benchmark against the same servers as the ceiling, ${REDIS_REPS:-5} repetitions in drawn orders"
-source "$ROOT/experiments/bench/cells.sh"  # cells_order
 cells=$(for w in ${REDIS_WORKLOADS:-a b c}; do for n in ${REDIS_RANKS:-2 4}; do for t in shm tcp; do
           for sy in store redis; do echo "$sy/$t/$w/$n"; done; done; done; done)
-for rep in $(seq 1 "${REDIS_REPS:-5}"); do
-  # shellcheck disable=SC2086  # a list of words
-  for c in $(cells_order "redis$rep" $cells); do
-    IFS=/ read -r sy t w n <<<"$c"
-    d=$T/$sy-$t-$w-$n-$rep load=$(load1)
-    if [ "$sy" = store ]; then
-      b=allocate; [ "$t" = tcp ] && b=create
-      "$ROOT/scripts/kvrun" -n "$n" --timeout 120 -- "$BIN/kv_driver" workload.workload="$w" \
-        workload.duration_s="$RUN_S" "${COMMON[@]}" store.max_value=64 store.slots_per_rank=32768 \
-        store.variant=recreate-copy store.replicas=2 store.backend="$b" driver.out="$d" > "$T/log" 2>&1
-      row store failure-free "$w" "$n" "$rep" "$d" $? "$load" "$t"
-    else
-      mkdir -p "$d"
-      "$HARNESS" -- "$0" --ceiling-run "$d" "$n" "$t" workload.workload="$w" workload.duration_s="$RUN_S" \
-        "${COMMON[@]}" > "$T/log" 2>&1
-      row redis failure-free "$w" "$n" "$rep" "$d" $? "$load" "$t" "$(ceiling "$d" 1)" "$(ceiling "$d" 16 | cut -d, -f3)"
-    fi
-  done
-done
+# shellcheck disable=SC2086  # a list of words
+cells_each "$f" "${REDIS_REPS:-5}" redis redis_key redis_cell $cells || exit 0
 
-FR=${REDIS_FAILOVER_RANKS:-4}
 echo "== failover: Redis with 3 sentinels, primary SIGKILLed at ${KILL_AT} s (kv_inject), YCSB A, $FR ranks"
-for rep in $(seq 1 "${REDIS_FAILOVER_REPS:-5}"); do
-  d=$T/failover-$rep load=$(load1)
-  mkdir -p "$d"
-  "$HARNESS" --sentinels 3 --down-after-ms 1000 -- "$0" --failover-run "$d" "$FR" > "$T/log" 2>&1
-  st=$?
-  row redis failover a "$FR" "$rep" "$d" $st "$load" tcp
-  [ -s "$d/kills.csv" ] || { echo "  (no kill logged: $(tail -1 "$d/inject.log" 2>/dev/null))"; tail -3 "$T/log"; }
-done
+cells_each "$f" "${REDIS_FAILOVER_REPS:-5}" failover redis_key redis_cell failover || exit 0
 
 echo
 echo "summary (throughput in ops/s, latency of all operations in us):"

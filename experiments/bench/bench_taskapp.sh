@@ -22,7 +22,12 @@
 # whether the answer is the published one; status kvrun's verdict.
 # Sizes: APPS (default "nqueens:16 uts:T1"), REPS (5), RANKS (4).
 # TASKAPP_SMALL=1: a proof that it works (N-Queens 14, one repetition, a
-# few points; a minute or two).
+# few points; a minute or two).  Every run is a point of cells.sh: REPS
+# repetitions, each running every cell once in an order drawn from it,
+# the load before and after each run at the end of its row; the same
+# command resumes (MINUTES=N: a chunk).  A kill lands 40% into the
+# failure-free task count of the app and size, taken from a failure-free
+# row of the file or, before there is one, from an uncounted run.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${TASKAPP_OUT:-$ROOT/results/bench/taskapp.csv}
@@ -39,14 +44,14 @@ fi
 RANKS=${RANKS:-4} CR_S=${CR_S:-1}
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 mkdir -p "$(dirname "$OUT")"
-# what made the file, with the load at the start (runs share the cores)
-"$ROOT/scripts/provenance" "TASKAPP_SMALL=${TASKAPP_SMALL:-0} APPS='$APPS' REPS=$REPS RANKS=$RANKS bash $0" \
-  > "${OUT%.csv}.meta"
-echo "set,app,size,variant,backend,ranks,replicas,checkpoint_ms,checkpoint_s,kills,repetition,solve_s,run_s,tasks,tasks_per_s,tasks_redone,lost_s,correct,status" > "$OUT"
+# shellcheck source=experiments/bench/cells.sh
+source "$ROOT/experiments/bench/cells.sh"
+cells_open "$OUT" "set,app,size,variant,backend,ranks,replicas,checkpoint_ms,checkpoint_s,kills,repetition,solve_s,run_s,tasks,tasks_per_s,tasks_redone,lost_s,correct,status" \
+  "BENCH=taskapp TASKAPP_SMALL=${TASKAPP_SMALL:-0} APPS='$APPS' REPS=$REPS RANKS=$RANKS make bench"
 
-# row SET APP SIZE VARIANT RANKS R CKMS CKS KILLS REP DIR STATUS: append the run's row.
+# row SET APP SIZE VARIANT RANKS R CKMS CKS KILLS REP DIR STATUS: the run's row.
 row() {
-  python3 - "$@" >> "$OUT" <<'EOF'
+  python3 - "$@" <<'EOF'
 import csv, json, os, sys
 (s, app, size, v, n, r, ckms, cks, kills, rep, d, status) = sys.argv[1:]
 def get(m, k):
@@ -70,21 +75,44 @@ EOF
 
 verdict() { case $1 in 0) echo pass ;; 3) echo hung ;; 2) echo crashed ;; 4) echo aborted ;; *) echo fail ;; esac; }
 
-# point SET APP SIZE VARIANT RANKS R CKMS KILLS REP: one run (KILLS 0 or 1),
-# appended to OUT; prints its row.
-point() {
-  local set=$1 app=$2 size=$3 v=$4 n=$5 r=$6 ckms=$7 kills=$8 rep=$9 np=$5 sp=0 cks=0
-  local d=$W/run-$RANDOM$RANDOM st args=()
-  [ "$v" = spare ] && np=$((n + 1)) sp=1
+# tasks APP SIZE: the failure-free task count (a correct failure-free row
+# of the file, else one uncounted run, kept for the next ask).
+tasks() {
+  local c=$W/tasks-$1-$2 d=$W/count
+  [ -s "$c" ] || awk -F, -v a="$1" -v s="$2" '$2 == a && $3 == s && $10 == 0 && $18 == "true" && $14 > 0 {
+    print $14; exit }' "$OUT" > "$c"
+  if [ ! -s "$c" ]; then
+    nice -n 10 "$RUN" -n "$RANKS" --timeout 600 -- "$DRV" workload.kind=taskapp workload.app="$1" \
+      workload.size="$2" store.variant=none store.replicas=1 store.slots_per_rank=8192 store.max_value=4096 \
+      workload.checkpoint_ms=0 driver.progress=0 driver.out="$d" > "$d.log" 2>&1
+    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['taskapp']['tasks_counted'])" \
+      "$d/meta.json" > "$c" 2>/dev/null || rm -f "$c"
+    rm -rf "$d" "$d.log"
+  fi
+  cat "$c" 2>/dev/null || echo 100000
+}
+
+# A cell SET/APP/SIZE/VARIANT/RANKS/R/CKMS/KILLS (KILLS 0 or 1); cs_key its
+# key, cs_run its run as a row.
+cs_key() {
+  local set app size v n r ckms kills cks=0
+  IFS=/ read -r set app size v n r ckms kills <<<"$1"
+  [ "$v" = checkpoint-restart ] && cks=$CR_S
+  echo "$set,$app,$size,$v,allocate,$n,$r,$ckms,$cks,$kills,$2,"
+}
+cs_run() {
+  local set app size v n r ckms kills rep=$2 np sp=0 cks=0 d=$W/run st args=()
+  IFS=/ read -r set app size v n r ckms kills <<<"$1"
+  np=$n; [ "$v" = spare ] && np=$((n + 1)) sp=1
   args=(workload.kind=taskapp workload.app="$app" workload.size="$size" store.variant="$v"
-        store.replicas="$r" store.spares=$sp store.slots_per_rank=8192 store.max_value=4096
+        store.replicas="$r" store.spares="$sp" store.slots_per_rank=8192 store.max_value=4096
         workload.checkpoint_ms="$ckms" workload.seed="$rep" driver.progress=0 driver.out="$d")
   if [ "$kills" = 1 ]; then
     # rank rep mod n (rank 0 too; never a spare), 40% into its share of
     # the tasks (the failure-free count)
-    local at=$(( ${TASKS[$app:$size]:-100000} * 4 / 10 / n ))
-    args+=("driver.failures=target=ranks:$((rep % n)); when=ops:$at")
+    args+=("driver.failures=target=ranks:$((rep % n)); when=ops:$(( $(tasks "$app" "$size") * 4 / 10 / n ))")
   fi
+  rm -rf "$d"
   if [ "$v" = checkpoint-restart ]; then
     cks=$CR_S
     args+=(store.checkpoint_dir="$d/ckpt" driver.checkpoint_s="$CR_S")
@@ -97,34 +125,20 @@ point() {
     nice -n 10 "$RUN" -n "$np" --timeout 600 -- "$DRV" "${args[@]}" > "$d.log" 2>&1; st=$?
   fi
   row "$set" "$app" "$size" "$v" "$n" "$r" "$ckms" "$cks" "$kills" "$rep" "$d" "$(verdict $st)"
-  tail -1 "$OUT"
-  if [ "$kills" = 0 ] && [ -z "${TASKS[$app:$size]:-}" ]; then
-    TASKS[$app:$size]=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['taskapp']['tasks_counted'])" \
-                        "$d/meta.json" 2>/dev/null || echo 100000)
-  fi
   rm -rf "$d" "$d.log"
 }
 
-declare -A TASKS
-for a in $APPS; do
+cells=$(for a in $APPS; do
   app=${a%%:*} size=${a#*:}
-  for rep in $(seq 1 "$REPS"); do
-    point overhead "$app" "$size" none "$RANKS" 1 0 0 "$rep"
-    for v in $VARIANTS; do
-      point overhead "$app" "$size" "$v" "$RANKS" 2 50 0 "$rep"
-      point failure "$app" "$size" "$v" "$RANKS" 2 50 1 "$rep"
-    done
-    for n in $RANKSET; do
-      point ranks "$app" "$size" none "$n" 1 0 0 "$rep"
-      for v in recreate-copy proposed; do
-        for k in 0 1; do point ranks "$app" "$size" "$v" "$n" 2 50 "$k" "$rep"; done
-      done
-    done
-    for f in $FREQS; do
-      for k in 0 1; do point frequency "$app" "$size" recreate-copy "$RANKS" 2 "$f" "$k" "$rep"; done
-    done
-    for k in 0 1; do point restart "$app" "$size" checkpoint-restart "$RANKS" 1 0 "$k" "$rep"; done
+  echo "overhead/$app/$size/none/$RANKS/1/0/0"
+  for v in $VARIANTS; do echo "overhead/$app/$size/$v/$RANKS/2/50/0" "failure/$app/$size/$v/$RANKS/2/50/1"; done
+  for n in $RANKSET; do
+    echo "ranks/$app/$size/none/$n/1/0/0"
+    for v in recreate-copy proposed; do for k in 0 1; do echo "ranks/$app/$size/$v/$n/2/50/$k"; done; done
   done
-done
-echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "${OUT%.csv}.meta"
+  for f in $FREQS; do for k in 0 1; do echo "frequency/$app/$size/recreate-copy/$RANKS/2/$f/$k"; done; done
+  for k in 0 1; do echo "restart/$app/$size/checkpoint-restart/$RANKS/1/0/$k"; done
+done)
+# shellcheck disable=SC2086  # a list of words
+cells_each "$OUT" "$REPS" taskapp cs_key cs_run $cells || exit 0
 echo "bench_taskapp: $(($(wc -l < "$OUT") - 1)) runs in $OUT"

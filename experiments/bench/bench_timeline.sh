@@ -8,16 +8,17 @@
 # with 2 copies, TIMELINE_SECONDS (4) s, timeline bins of 10 ms, one rank
 # other than rank 0 killed at TIMELINE_KILL_AT (2) s (driver.failures:
 # target=random:1; allow_rank0=0; when=time; seed=the repetition).  The
-# variants run in turns, their order rotated repetition by repetition,
-# TIMELINE_REPS (5) repetitions.  One row per run in
+# variants run in turns, each repetition in an order drawn from it, the
+# load before and after each run in its row (cells.sh), TIMELINE_REPS (5)
+# repetitions.  One row per run in
 # results/bench/timeline.csv (TIMELINE_CSV; columns: timeline_row.py
 # --header, described in docs/formats.md), what made it in timeline.meta;
 # the directories of runs that did not pass go to timeline-logs/; each
 # run's bins around the kill, against its failure-free rate, to
 # timeline-bins.csv (timeline_row.py --bins), which
 # analysis/fig_timeline_bench.py draws into figures/timeline.png.  A file
-# of the same revision and command is resumed (TIMELINE_FRESH=1 starts
-# again).  About 5 minutes here.
+# of the same code, build, machine and command is resumed (TIMELINE_FRESH=1 starts
+# again; MINUTES=N: a chunk).  About 5 minutes here.
 # TIMELINE_HOSTS=3 runs across the hosts of a test cluster of its own
 # (scripts/vcluster, state and bridge of its own, torn down at the end;
 # root), the ranks spread host by host, into timeline-3hosts.csv: there
@@ -88,27 +89,25 @@ else
   done
 fi
 mkdir -p "$(dirname "$OUT")"
-meta=${OUT%.csv}.meta BINS=${OUT%.csv}-bins.csv
-if [ "${TIMELINE_FRESH:-0}" = 1 ] || [ ! -s "$OUT" ] || [ ! -s "$BINS" ] ||
-   ! "$ROOT/scripts/provenance" --matches "$meta" "$CMD"; then
-  "${ROW[@]}" --header > "$OUT"
-  "${ROW[@]}" --bins-header > "$BINS"
-  "$ROOT/scripts/provenance" "$CMD" > "$meta"
-fi
+BINS=${OUT%.csv}-bins.csv
+# shellcheck source=experiments/bench/cells.sh
+source "$ROOT/experiments/bench/cells.sh"
+[ "${TIMELINE_FRESH:-0}" = 1 ] || [ ! -s "$BINS" ] && rm -f "$OUT"
+cells_open "$OUT" "$("${ROW[@]}" --header)" "$CMD"
+[ "$(wc -l < "$OUT")" -gt 1 ] || "${ROW[@]}" --bins-header > "$BINS"  # a fresh file: fresh bins
 
-one() {  # UNIT REP
-  local u=$1 rep=$2 v=${1%@*} sp=0 d load rc
-  grep -q "^$u,$rep," "$OUT" && return  # done before: resume
+timeline_key() { echo "$1,$2,"; }
+timeline_cell() {  # UNIT REP: one run as its row (its bins to BINS)
+  local u=$1 rep=$2 v=${1%@*} sp=0 d rc
   [ "$v" = spare ] && sp=1
   d=$(mktemp -d "$TMPD/timeline.XXXXXX")
-  load=$(cut -d' ' -f1 /proc/loadavg)
   "$ROOT/scripts/kvrun" -n $((RANKS + sp)) "${WHERE[@]}" --timeout 120 -- "${DRIVER[$u]}" workload.workload=a \
     workload.records=20000 workload.operations=0 workload.duration_s="$SECS" workload.value_bytes=64 \
     store.max_value=64 store.slots_per_rank=32768 store.replicas=2 store.spares=$sp store.variant="$v" store.backend="$BACKEND" \
     driver.progress=0 driver.bin_s=0.01 driver.out="$d" \
     driver.failures="target=random:1; allow_rank0=0; when=time:$KILL_AT; seed=$rep" > "$d/kvrun.log" 2>&1
   rc=$?
-  "${ROW[@]}" --dir "$d" --variant "$u" --rep "$rep" --ranks "$RANKS" --load "$load" --rc "$rc" --bins "$BINS" | tee -a "$OUT"
+  "${ROW[@]}" --dir "$d" --variant "$u" --rep "$rep" --ranks "$RANKS" --rc "$rc" --bins "$BINS"
   if [ "$rc" -ne 0 ]; then  # keep the evidence
     mkdir -p "$(dirname "$OUT")/$NAME-logs"
     rm -rf "$(dirname "$OUT")/$NAME-logs/$u-rep$rep"
@@ -118,10 +117,7 @@ one() {  # UNIT REP
   fi
 }
 
-n=${#UNITS[@]}
-for rep in $(seq "$REPS"); do
-  for k in $(seq 0 $((n - 1))); do one "${UNITS[$(( (k + rep) % n ))]}" "$rep"; done
-done
+cells_each "$OUT" "$REPS" "$NAME" timeline_key timeline_cell "${UNITS[@]}" || exit 0
 "$PY" "$ROOT/analysis/fig_timeline_bench.py" "$(dirname "$OUT")" "$(dirname "$OUT")/figures" \
   --name "$(basename "$OUT" .csv)" ||
   echo "bench_timeline: no figure (see above)"

@@ -13,9 +13,10 @@
 # waits up to LOAD_WAIT seconds (default 120) for the load to drop, then
 # runs anyway, its load in its rows for the report to show.
 #
-# A file resumes: cells_open keeps FILE when its record names the same
-# revision, Open MPI patches and command (scripts/provenance --matches)
-# and appends a "resumed:" record, else starts it anew; a point whose key
+# A file resumes: cells_open keeps FILE when its first record matches
+# what would be recorded now (scripts/provenance --matches: the measured
+# code, the Open MPI build, the machine, the command) and appends a
+# "resumed:" record, else starts it anew; a point whose key
 # (the first columns of its row) is in FILE is not run again.  MINUTES
 # (0: no limit) ends the benchmark at the first point past the budget,
 # saying how many points are left and how long they take at the pace so
@@ -28,7 +29,17 @@
 #   cell_run FILE KEY CMD...         run CMD for the point KEY unless FILE has
 #                                    it; append CMD's lines with the loads;
 #                                    status 1 once MINUTES is spent
-#   cells_close FILE                 the line saying what is left
+#   cells_target FILE QUANTITY at most|at least NUMBER SCOPE
+#                                    a target, written into FILE's record
+#                                    before its first run (report.py judges
+#                                    every cell by it, never the best one)
+#   cells_close FILE TOTAL           the line saying what is left; the
+#                                    chunk's points and seconds to the record
+#   cells_each FILE REPS SEED KEYFN RUNFN CELL...
+#                                    every CELL once per repetition, in
+#                                    SEED's order for that repetition: the
+#                                    point `KEYFN CELL REP` runs `RUNFN CELL
+#                                    REP`; then cells_close
 
 CELLS_STOP=0 CELLS_DONE=0 CELLS_SKIPPED=0 CELLS_SPENT=0
 
@@ -85,11 +96,25 @@ cell_run() {
   return 0
 }
 
+# The rule by which report.py judges a target, one for every benchmark.
+CELLS_RULE="(the median over the repetitions; met when its 95% distribution-free interval lies on the target's side of it, missed when it lies beyond, unsure when it straddles it)"
+
+# cells_target FILE QUANTITY at most|at least NUMBER SCOPE: a target for the
+# cells of FILE, written into its record when the file starts (a resumed
+# file keeps the target it started with): stated before the first run.
+cells_target() {
+  local f=$1 q=$2 op="$3 $4" n=$5 meta; shift 5
+  meta=${f%.csv}.meta
+  { [ ! -s "$f" ] || [ "$(grep -c . "$f")" -le 1 ]; } && ! grep -q "^target: $q " "$meta" || return 0
+  echo "target: $q $op $n $* $CELLS_RULE" >> "$meta"
+}
+
 # cells_close FILE TOTAL: after a loop that stopped at the first point past
 # the budget (cell_run's 1), or ran through; TOTAL is the benchmark's points.
 cells_close() {
   local f=$1 total=$2 left pace
   left=$((total - CELLS_DONE - CELLS_SKIPPED))
+  echo "chunk: $CELLS_DONE points in $CELLS_SPENT s, $left of $total left" >> "${f%.csv}.meta"
   if [ "$left" -gt 0 ]; then
     pace=$(( CELLS_DONE > 0 ? CELLS_SPENT / CELLS_DONE : 0 ))
     echo "$(basename "$f"): stopped after $MINUTES minutes, $left of $total points left" \
@@ -97,4 +122,19 @@ cells_close() {
     return 1
   fi
   echo "$(basename "$f"): all $total points ($CELLS_DONE this time)"
+}
+
+# cells_each FILE REPS SEED KEYFN RUNFN CELL...: the loop every benchmark
+# that compares runs.  A CELL is one word (its parts joined by / or :,
+# which KEYFN and RUNFN take apart); KEYFN CELL REP prints the point's key,
+# the first columns of its rows; RUNFN CELL REP prints its rows.
+cells_each() {
+  local f=$1 reps=$2 seed=$3 keyfn=$4 runfn=$5 rep c; shift 5
+  CELLS_DONE=0 CELLS_SKIPPED=0 CELLS_SPENT=0  # this loop's (a file may have two)
+  for rep in $(seq 1 "$reps"); do
+    for c in $(cells_order "$seed$rep" "$@"); do
+      cell_run "$f" "$("$keyfn" "$c" "$rep")" "$runfn" "$c" "$rep" || break 2
+    done
+  done
+  cells_close "$f" $(( reps * $# ))
 }

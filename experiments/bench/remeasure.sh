@@ -11,13 +11,17 @@
 # command that is not a `make bench` or `make soak` line is not run: it is
 # named, with its command, for a person to run.  The chunk ends when its
 # minutes are spent; then `make report`, a commit, and the same command
-# again for the next chunk.  At the end it prints what is still stale.
+# again for the next chunk.  At the end it prints what is still stale and,
+# unless DRY, appends the chunk to results/bench/remeasure.log (start, end,
+# minutes, revision, the files it ran, how many are still stale): the
+# log of a whole re-measurement, chunk by chunk.
 #   ONLY='NAME.csv ...' limits it to those files; DRY=1 prints the plan.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 MINUTES=${MINUTES:-19}
-end=$(( $(date +%s) + 60 * MINUTES ))
+start=$(date +%s) ran=()
+end=$(( start + 60 * MINUTES ))
 mapfile -t stale < <(python3 experiments/bench/report.py stale --names)
 [ -n "${ONLY:-}" ] && mapfile -t stale < <(printf '%s\n' "${stale[@]}" | grep -xF -f <(tr ' ' '\n' <<<"$ONLY"))
 echo "remeasure: ${#stale[@]} stale files, a chunk of $MINUTES minutes"
@@ -32,7 +36,14 @@ for f in "${stale[@]}"; do
   if [ "$left" -lt 1 ]; then echo "remeasure: the chunk is spent; the same command goes on"; break; fi
   echo "remeasure: $f ($left minutes left): $cmd"
   [ "${DRY:-0}" = 1 ] && continue
+  ran+=("$f")
   env MINUTES="$left" bash -c "$cmd" || echo "remeasure: $f: the command exited $?"
 done
 echo "remeasure: still stale:"
 python3 experiments/bench/report.py stale | tail -1
+if [ "${DRY:-0}" != 1 ] && [ ${#ran[@]} -gt 0 ]; then
+  now=$(date +%s)
+  echo "$(date -u -d "@$start" +%FT%TZ) to $(date -u -d "@$now" +%FT%TZ): $(( (now - start + 59) / 60 )) min at" \
+    "$(git rev-parse --short HEAD); ran ${ran[*]}; $(python3 experiments/bench/report.py stale --names | wc -l) stale after" \
+    >> results/bench/remeasure.log
+fi

@@ -119,6 +119,12 @@ def table(head, body):
     return out + [""]
 
 
+def load_of(x):
+    """A row's 1-minute load right before its run: load_before (cells.sh),
+    in older files load_1min."""
+    return x.get("load_before") or x.get("load_1min", "NA")
+
+
 def load_line(r, name):
     """What the machine's 1-minute load was right before the runs of r
     (their load_before column, cells.sh), against its cores."""
@@ -129,9 +135,6 @@ def load_line(r, name):
     cores = int(host.split()[0]) if host[:1].isdigit() else 0
     over = f"; {sum(v > cores for v in lb)} of {len(lb)} runs started above the {cores} cores" if cores else ""
     return f"Load before each run: median {statistics.median(lb):.2f}, highest {max(lb):.2f}{over}."
-
-
-RAW_TARGET = 3.0  # a store call within this many times the raw RMA it needs, in every cell
 
 
 def store_vs_raw():
@@ -145,15 +148,12 @@ def store_vs_raw():
     g = collections.defaultdict(list)
     for x in r:
         g[(x["operation"], x["backend"], x.get("variant") or "recreate-copy", x["ranks"])].append(x)
+    t = targets("store-vs-raw.csv").get("ratio")
     body = [[op, b, v, n, len(xs), ci([x["store_us"] for x in xs], "{:.3f}"), ci([x["raw_us"] for x in xs], "{:.3f}"),
              ci([x["ratio"] for x in xs], "{:.2f}"),
-             verdict(stats.summary([x["ratio"] for x in xs]), RAW_TARGET)] for (op, b, v, n), xs in g.items()]
-    met = sum(row[-1] == "met" for row in body)
+             verdict(stats.summary([x["ratio"] for x in xs]), t)] for (op, b, v, n), xs in g.items()]
     return table(["operation", "backend", "variant", "ranks", "launches", "store (us)", "raw RMA (us)", "ratio",
-                  f"within {RAW_TARGET:g}x"], body) + [
-        f"Target, fixed in advance: every operation, backend and variant within {RAW_TARGET:g}x of its raw RMA "
-        f"(the ratio's interval under it: met; above: missed; across: unsure). Met in {met} of {len(body)} cells. "
-        + load_line(r, "store-vs-raw.csv"), ""]
+                  "target"], body) + [target_line(t, [row[-1] for row in body]) + " " + load_line(r, "store-vs-raw.csv"), ""]
 
 
 def hotpath():
@@ -182,6 +182,9 @@ def readpath_gap():
                                         if x["step"] == st and x["ranks"] == n and x["replicas"] == rp])
     if not hp or not gets:
         return []
+    why = left_out("The sum of the read path's steps against the store's get", "hotpath.csv", "store-vs-raw.csv")
+    if why:
+        return [why, ""]
     parts = sum(step(*s) - step("baseline") for s in (("hash",), ("place", "2", "2"), ("decode",)))
     gap = med([(float(x["store_us"]) - float(x["raw_us"])) * 1e3 for x in gets])
     if parts != parts or gap != gap:
@@ -210,9 +213,16 @@ def recovery(name="recovery.csv"):
                      ms("rereplicate_us"), ms("total_us"), lost])
     out = table(["variant", "ranks", "pairs", "runs", "hung", "detect (ms)", "windows (ms)",
                  "re-replicate (ms)", "total excl. detect (ms)", "lost in sample"], body)
-    return out + [f"{len(r)} runs: {hung_all} hung, {lost_all} pairs of the samples lost. Each time is the "
-                  f"median of the runs that did not hang, its {stats.INTERVAL} in brackets. "
-                  + load_line(r, name), ""]
+    out += [f"{len(r)} runs: {hung_all} hung, {lost_all} pairs of the samples lost. Each time is the "
+            f"median of the runs that did not hang, its {stats.INTERVAL} in brackets. " + load_line(r, name), ""]
+    ts, most = targets(name), max(p for _, _, p in groups)
+    for q, scope in (("total_us", lambda p: p == most), ("detect_us", lambda p: True)):
+        if q in ts:
+            out += [target_line(ts[q], [verdict(stats.summary(nums([x[q] for x in g if x["hang"] == "no"])), ts[q])
+                                        for (v, n, p), g in sorted(groups.items()) if scope(p)]), ""]
+    if not ts:
+        out += [target_line(None, []), ""]
+    return out
 
 
 def recovery_profile():
@@ -273,45 +283,65 @@ def recovery_floor():
                   "waiting for room and for arrivals, whose last ones wait for the slowest scan, and "
                   "the sharing of the affected homes; the inserts). Medians of the runs, each with its "
                   f"{stats.INTERVAL} in brackets; the ratio is taken per run. "
-                  + load_line(r, "recovery-floor.csv"), ""] + floor_target(groups)
+                  + load_line(r, "recovery-floor.csv"), ""] + floor_target(groups, "recovery-floor.csv")
 
 
-def verdict(s, target):
-    """A cell against a target it must stay under, from its Summary: met
-    when the interval lies at or under it, missed when above, unsure when
-    it straddles it; a single run is judged by its value."""
+class Target:
+    """A target a result file's record states (cells.sh's cells_target):
+    QUANTITY at most|at least NUMBER, then its scope and rule, in words."""
+    def __init__(self, line):
+        q, op1, op2, n, _ = (line + " ").split(" ", 4)
+        self.quantity, self.at_least, self.number, self.text = q, (op1, op2) == ("at", "least"), float(n), line
+
+
+def targets(name):
+    """{quantity: Target} of the target lines of result file name's record
+    (none in files made before targets were written there)."""
+    return {t.quantity: t for t in map(Target, benchfiles.values(record_path(name), "target"))}
+
+
+def verdict(s, t):
+    """A cell against Target t, from its Summary: met when the interval
+    lies on the target's side (at or under a most, at or over a least),
+    missed when beyond, unsure when it straddles it; a single run is
+    judged by its value; "no target" when the record states none."""
+    if t is None:
+        return "no target"
     if s.median is None:
         return "NA"
-    if s.lo is None:
-        return "met" if s.median <= target else "missed"
-    return "met" if s.hi <= target else "missed" if s.lo > target else "unsure"
+    lo, hi = (s.median, s.median) if s.lo is None else (s.lo, s.hi)
+    if t.at_least:
+        lo, hi = -hi, -lo
+    n = -t.number if t.at_least else t.number
+    return "met" if hi <= n else "missed" if lo > n else "unsure"
 
 
-# The target, fixed before a run and judged over every cell, never the
-# best one: at the most pairs measured, every variant at every rank count
-# recovers (total, detection excluded) within FLOOR_TARGET times its floor,
-# the median of the per-run ratios; a cell whose interval straddles the
-# target is "unsure", not met.
-FLOOR_TARGET = 3.0
+def target_line(t, verdicts):
+    """The sentence under a table judged by Target t: the target as the
+    record states it and how many cells met it."""
+    if t is None:
+        return "No target in this file's record (it was made before the benchmarks wrote their targets there)."
+    c, n = collections.Counter(verdicts), len(verdicts)
+    return (f"Target, stated in the file's record before its first run: {t.text}. "
+            f"Met in {c['met']} of {n} cells" + (f", unsure in {c['unsure']}" if c["unsure"] else "") + "."
+            + (f" The {n} verdicts are {n} comparisons, each by its own interval, not adjusted for their number: "
+               "where an interval's coverage is 95%, one in twenty misses its true median by chance alone."
+               if n > 1 else ""))
 
 
-def floor_target(groups):
+def floor_target(groups, name):
     """The target's verdict in every cell (variant x ranks at the most pairs)."""
     cells = [k for k in groups if k[3] == "total"]
     if not cells:
         return []
+    t = targets(name).get("ratio")
     pairs = max(k[2] for k in cells)
-    body, met = [], 0
+    body = []
     for k in sorted(c for c in cells if c[2] == pairs):
         s = stats.summary([x["ratio"] for x in groups[k]])
-        v = verdict(s, FLOOR_TARGET)
-        met += v == "met"
-        body.append([k[0], k[1], stats.text(s, "{:.2f}"), v])
-    n = len(body)
-    return [f"Target, fixed in advance: at the most pairs measured ({pairs}), every variant at every rank "
-            f"count recovers within {FLOOR_TARGET:g}x its floor (the median of the per-run ratios; met when "
-            f"its interval lies under the target, missed when above, unsure when it straddles it). Met in "
-            f"{met} of {n} cells.", ""] + table(["variant", "ranks", "recovery / floor", "target"], body) + [""]
+        body.append([k[0], k[1], stats.text(s, "{:.2f}"), verdict(s, t)])
+    return [f"At the most pairs measured ({pairs}): " + target_line(t, [b[-1] for b in body]), ""] + \
+        table(["variant", "ranks", "recovery / floor", "target"], body) + [""]
 
 
 def recovery_slope():
@@ -392,8 +422,15 @@ def ycsb():
 
 
 def firsttouch():
+    """bench_firsttouch: each round's time over the launches (older files:
+    one launch, a row per round)."""
     r = rows("firsttouch.csv")
-    return table(["round", "MB", "ms", "GB/s"], [[x["round"], x["megabytes"], x["ms"], x["gb_per_s"]] for x in r]) if r else []
+    g = {}
+    for x in r:
+        g.setdefault((int(x["round"]), x["megabytes"]), []).append(x)
+    body = [[rd, mb, ci([x["ms"] for x in xs]), ci([x["gb_per_s"] for x in xs], "{:.2f}"), len(xs)]
+            for (rd, mb), xs in sorted(g.items())]
+    return table(["round", "MB", "ms", "GB/s", "launches"], body) + [load_line(r, "firsttouch.csv"), ""] if r else []
 
 
 def ftcost():
@@ -404,11 +441,14 @@ def ftcost():
     g = {}
     for x in r:
         g.setdefault((x["workload"], int(x["ranks"]), x["variant"]), []).append(x)
+    t = targets("ftcost.csv").get("cost")
     body = [[w.upper(), n, v, kilo([x["none_ops_per_s"] for x in xs]), kilo([x["variant_ops_per_s"] for x in xs]),
-             stats.text(stats.summary(nums([x["cost"] for x in xs])), "{:+.1f}%", 100), len(xs)]
+             stats.text(stats.summary(nums([x["cost"] for x in xs])), "{:+.1f}%", 100), len(xs),
+             verdict(stats.summary(nums([x["cost"] for x in xs])), t)]
             for (w, n, v), xs in sorted(g.items())]
     return table(["workload", "ranks", "variant", "none (ops/s)", "variant (ops/s)",
-                  "cost (none / variant - 1)", "turn pairs"], body)
+                  "cost (none / variant - 1)", "turn pairs", "target"], body) + [
+        target_line(t, [b[-1] for b in body]) + " " + load_line(r, "ftcost.csv"), ""]
 
 
 def killed_rank0(victims):
@@ -506,8 +546,9 @@ def checkpoint():
     out = checkpoint_cost(r) + checkpoint_overhead(r)
     rs = [x for x in r if x["mode"] == "restart"]
     rec = rows("recovery.csv")
+    why = left_out("The comparison of the time after a kill with the recovery variants'", "checkpoint.csv", "recovery.csv")
     if rs and rec:
-        out += checkpoint_against_recovery(rs, rec)
+        out += [why, ""] if why else checkpoint_against_recovery(rs, rec)
     if rs:
         out += table(["pairs per rank (4 ranks)", "job start (s)", "reload (s)", "resume (s)", "writes lost", "runs"],
                      [[p, ci([x["job_start_s"] for x in g], "{:.2f}"), ci([x["reload_s"] for x in g], "{:.3f}"),
@@ -530,7 +571,7 @@ def proposed():
                      [[n, p] + [f"{t(v, n, p) / t('proposed', n, p):.2f}" for v in others] for n, p in cells])
     ov = rows("proposed-overhead.csv")
     if ov:
-        body = []
+        body, t = [], targets("proposed-overhead.csv").get("proposed/recreate-copy")
         for wl, n in sorted({(x["workload"], int(x["ranks"])) for x in ov}):
             g = lambda v: [x["throughput_ops_per_s"] for x in ov  # noqa: E731
                            if x["variant"] == v and x["workload"] == wl and int(x["ranks"]) == n]
@@ -543,11 +584,12 @@ def proposed():
             body.append([f"YCSB {wl.upper()}", n, kilo(g("none")),
                          f"{kilo(g('recreate-copy'))} ({(copy / none - 1) * 100:+.1f}%)",
                          f"{kilo(g('proposed'))} ({(prop / none - 1) * 100:+.1f}%)",
-                         stats.text(stats.summary(ratios), "{:.3f}"), len(g("proposed"))])
+                         stats.text(stats.summary(ratios), "{:.3f}"), len(g("proposed")),
+                         verdict(stats.summary(ratios), t)])
         copies = "/".join(sorted({x.get("replicas") or "1" for x in ov if x["variant"] == "none"}))
         out += table(["workload", "ranks", f"none, r = {copies} (ops/s)", "recreate-copy", "proposed",
-                      "proposed / recreate-copy, paired by repetition", "runs each"], body)
-        out += [load_line(ov, "proposed-overhead.csv"), ""]
+                      "proposed / recreate-copy, paired by repetition", "runs each", "target"], body)
+        out += [target_line(t, [b[-1] for b in body]) + " " + load_line(ov, "proposed-overhead.csv"), ""]
     return out
 
 
@@ -575,7 +617,7 @@ def redis():
     body = []
     for (t, w, n), c in sorted(ff.items()):
         st, rd = c.get("store", []), c.get("redis", [])
-        loads = nums(col(st + rd, "load_1min"))
+        loads = nums([load_of(x) for x in st + rd])
         body.append([t, w.upper(), n, kilo(col(st, "throughput_ops_per_s")), kilo(col(rd, "throughput_ops_per_s")),
                      kilo(col(rd, "ceiling_ops_per_s")), kilo(col(rd, "pipelined_ops_per_s")),
                      ratio(col(rd, "throughput_ops_per_s"), col(rd, "ceiling_ops_per_s")),
@@ -741,7 +783,7 @@ def variants():
     at all of them."""
     tl, code = rows("timeline.csv"), loc_stats()
     soak_files = ["soak.csv"] + [n for n in os.listdir(BENCH) if n.startswith("soak-") and n.endswith(".csv")
-                                 and n not in ("soak-paced.csv", "soak-taskapp.csv")]
+                                 and n not in ("soak-paced.csv", "soak-taskapp.csv") and not kept(n)]
     last = lambda n: max(benchfiles.values(meta_path(n), "date"), default="")  # noqa: E731
     soak_files.sort(key=last, reverse=True)  # the newest first
     runs = collections.defaultdict(list)
@@ -929,12 +971,8 @@ def here():
 
 
 def record_path(name):
-    """The record of result file name: NAME.meta, for NAME-bins.csv its
-    NAME.csv's."""
-    path = meta_path(name)
-    if not os.path.exists(path) and name.endswith("-bins.csv"):
-        path = meta_path(name[:-len("-bins.csv")] + ".csv")
-    return path
+    """The record of result file name (benchfiles.record_of)."""
+    return benchfiles.record_of(bench_path(name))
 
 
 def code_changed(a, b, paths=MEASURED):
@@ -958,6 +996,32 @@ def mixes(name):
     if len(set(benchfiles.values(path, "host"))) > 1:
         out.append("its rows come from different machines")
     return out
+
+
+def apart(*names):
+    """Why result files names cannot stand side by side in one table or
+    sentence: their records name revisions of different measured code,
+    different MPI builds or different machines; [] when they agree."""
+    paths = [record_path(n) for n in names]
+    revs = sorted({r.split("-")[0] for p in paths for r in benchfiles.revisions(p) if r and r != "NA"})
+    why = []
+    if any(code_changed(a, b) == 1 for a, b in zip(revs, revs[1:])):
+        why.append("different measured code")
+    if len({v for p in paths for v in benchfiles.values(p, "mpi")}) > 1:
+        why.append("different MPI builds")
+    if len({v for p in paths for v in benchfiles.values(p, "host")}) > 1:
+        why.append("different machines")
+    return why
+
+
+def left_out(what, *names):
+    """The line that stands where a comparison across files names would
+    be when they are apart (apart), else None."""
+    why = apart(*names)
+    if not why:
+        return None
+    return (f"{what} is left out: {' and '.join(f'`{n}`' for n in names)} come from {', '.join(why)} "
+            "(`make stale`; `make remeasure` makes them again at one revision).")
 
 
 def stale_reasons(name, now, head="HEAD"):
@@ -994,13 +1058,24 @@ def kept(name):
     return next(iter(benchfiles.values(meta_path(name), "kept")), None)
 
 
+def made_in(name):
+    """Seconds that making result file name took, from its record's chunk
+    lines (cells.sh), or None when it has none."""
+    try:
+        lines = open(record_path(name), encoding="utf-8").read().splitlines()
+    except OSError:
+        return None
+    spent = [int(m.group(1)) for m in (re.match(r"chunk: \d+ points in (\d+) s", x.strip()) for x in lines) if m]
+    return sum(spent) if spent else None
+
+
 def cmd_stale(names_only=False):
     """Every result file of BENCH that no longer stands for the current
     code, MPI build and machine, with why; the files kept as history
     apart; the count at the end."""
     now = here()
     names = sorted(n for n in os.listdir(BENCH) if n.endswith(".csv"))
-    n, history = 0, []
+    n, history, timed = 0, [], []
     for name in names:
         if kept(name):
             history.append(name)
@@ -1008,9 +1083,16 @@ def cmd_stale(names_only=False):
         why = stale_reasons(name, now)
         if why:
             n += 1
-            print(name if names_only else f"{name}: {'; '.join(why)}")
+            took = made_in(name)
+            timed.append(took)
+            print(name if names_only else f"{name}: {'; '.join(why)}"
+                  + (f" (made in {took / 60:.0f} min)" if took is not None else ""))
     if names_only:
         return 0
+    known = [t for t in timed if t is not None]
+    if known:
+        print(f"the {len(known)} stale files whose records time them took {sum(known) / 3600:.1f} h to make; "
+              f"{len(timed) - len(known)} others are not timed")
     if history:
         print(f"kept as history (their records say why): {', '.join(history)}")
     print(f"{n} of {len(names) - len(history)} result files stale (revision {subprocess.run(['git', '-C', ROOT, 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}, {now[0]}, {now[1]})")
@@ -1097,7 +1179,7 @@ def silentnode():
         return []
     ms = nums([x["detect_ms"] for x in r])
     runs = len({x["run"] for x in r})
-    loads = nums([x["load_1min"] for x in r])
+    loads = nums([load_of(x) for x in r])
     return table(["runs", "survivors noticed", "min (s)", "median (s)", "max (s)", "load (1 min)"],
                  [[runs, len(ms), f"{min(ms) / 1000:.2f}", f"{med(ms) / 1000:.2f}", f"{max(ms) / 1000:.2f}",
                    f"{min(loads):.2f} to {max(loads):.2f}"]])
@@ -1120,12 +1202,11 @@ def mpiprobe():
              counts(g, "proposed_rma"), counts(g, "class")] for (b, p, h), g in sorted(by.items())]
     return table(["build", "patches", "hosts", "probes", "rank loss (2 per host)", "node loss",
                   "proposed RMA", "class"], body) + [
-        "", f"Load (1 min) when the probes started: {min(nums([x['load_1min'] for x in r])):.2f} to "
-            f"{max(nums([x['load_1min'] for x in r])):.2f}."]
+        "", f"Load (1 min) when the probes started: {min(nums([load_of(x) for x in r])):.2f} to "
+            f"{max(nums([load_of(x) for x in r])):.2f}."]
 
 
 PROGRESS_OPS = ("get", "put", "kv_get", "kv_put")
-PROGRESS_AIM = 3.0  # a store read and write within 3x of the link's ping-pong
 
 
 def progress():
@@ -1142,7 +1223,7 @@ def progress():
     cells = collections.defaultdict(dict)  # (hosts, setting, target, op) -> {launch: us}
     for (h, st, t, op, l), us in per.items():
         cells[(h, st, t, op)][l] = us
-    body = []
+    body, aim, verdicts = [], targets("progress.csv").get("kv/ping-pong"), []
     for h, st, t in sorted({k[:3] for k in cells}, key=lambda k: (k[0], k[1], k[2] != "polling")):
         ping = cells.get((h, st, "polling", "pingpong"), {})
         us = lambda v: ci(v, "{:.1f}" if med(v) >= 1 else "{:.3f}")  # noqa: E731 (osc/sm: tens of ns)
@@ -1150,15 +1231,15 @@ def progress():
         row += [us(list(cells.get((h, st, t, op), {}).values())) for op in PROGRESS_OPS]
         for op in ("kv_get", "kv_put"):
             ratios = paired(cells.get((h, st, t, op), {}), ping)
-            m = med(ratios)
-            row.append(f"{ci(ratios, '{:.2f}')} {'met' if m <= PROGRESS_AIM else 'missed'}" if ratios else "NA")
+            verdicts += [verdict(stats.summary(ratios), aim)] if ratios else []
+            row.append(f"{ci(ratios, '{:.2f}')} {verdicts[-1]}" if ratios else "NA")
         body.append(row)
-    loads = nums([x["load_1min"] for x in r])
+    loads = nums([load_of(x) for x in r])
     n = len({x["launch"] for x in r})
     return table(["hosts", "setting", "target", "ping-pong (us)"] + [f"{op} (us)" for op in PROGRESS_OPS] +
-                 [f"kv_get / ping-pong (aim {PROGRESS_AIM:g}x)", f"kv_put / ping-pong (aim {PROGRESS_AIM:g}x)"],
+                 ["kv_get / ping-pong, target", "kv_put / ping-pong, target"],
                  body) + ["", f"{n} launches of each setting and place, interleaved; load (1 min) at the launches: "
-                              f"{min(loads):.2f} to {max(loads):.2f}."]
+                              f"{min(loads):.2f} to {max(loads):.2f}. " + target_line(aim, verdicts)]
 
 
 def timeline(name="timeline.csv"):
@@ -1185,7 +1266,7 @@ def timeline(name="timeline.csv"):
                      ci([x.get("detect_ms", "NA") for x in ok], "{:.1f}"),
                      ci([x.get("stopped_ms", "NA") for x in ok], "{:.1f}"),
                      ci([x["zero_bins"] for x in ok], "{:.0f}"), int(sum(nums([x["failed_ops"] for x in ok])))])
-    loads = nums([x["load_1min"] for x in r])
+    loads = nums([load_of(x) for x in r])
     return table(["variant", "runs", "passed", "failure-free (ops/s)", "worst 10 ms bin / failure-free",
                   "kill to full redundancy (ms)", "kill to last notice (ms)", "served nothing (ms)",
                   "bins with no operation",

@@ -35,7 +35,7 @@ import sys
 from nodeloss_row import OUTCOMES, row_parser  # kvrun's exit status -> outcome; the common arguments
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COLUMNS = ["variant", "rep", "ranks", "load_1min", "outcome", "bin_ms", "rate_ops_s", "worst_ops_s",
+COLUMNS = ["variant", "rep", "ranks", "outcome", "bin_ms", "rate_ops_s", "worst_ops_s",
            "worst_ratio", "redundant_ms", "zero_bins", "failed_ops", "detect_ms",
            "stopped_ms"]
 BIN_COLUMNS = ["variant", "rep", "t_ms", "ratio"]
@@ -90,7 +90,6 @@ def measure(d, around=None):
 
 def main():
     ap = row_parser(__doc__)
-    ap.add_argument("--load")
     ap.add_argument("--bins", metavar="FILE", help="append the bins around the kill to FILE")
     ap.add_argument("--bins-header", action="store_true", help="print the header of --bins' file only")
     a = ap.parse_args()
@@ -101,7 +100,7 @@ def main():
     if not a.dir or a.rc is None:
         ap.error("--dir and --rc are needed (or --header)")
     around = []
-    w.writerow([a.variant, a.rep, a.ranks, a.load, OUTCOMES.get(a.rc, "error")] + measure(a.dir, around))
+    w.writerow([a.variant, a.rep, a.ranks, OUTCOMES.get(a.rc, "error")] + measure(a.dir, around))
     if a.bins:
         with open(a.bins, "a", newline="") as f:
             csv.writer(f, lineterminator="\n").writerows([a.variant, a.rep, f"{t:.1f}", f"{r:.4f}"]

@@ -6,11 +6,11 @@
 # per launch, the ratio's interval in the table), BENCH=ycsb (YCSB C, 2 ranks, 2 repetitions of
 # 1 s), BENCH=recovery and BENCH=recovery-floor (1,000 pairs, 4 ranks, 2
 # repetitions), BENCH=ftcost (2 ranks, 3 turn pairs of 50 ms per variant)
-# and BENCH=firsttouch (8 MB, 2 rounds) each write their CSV with the
+# and BENCH=firsttouch (8 MB, 2 launches of 2 rounds) each write their CSV with the
 # header of docs/formats.md and the rows they should (12 ycsb rows with repetitions 1 and 2, none with
 # one copy and with two, the variants with two; 2 recovery
 # rows that did not hang, 3 phases per floor run with a positive floor,
-# 9 ftcost rows with both throughputs positive, 2 firsttouch rows of 8 MB)
+# 9 ftcost rows with both throughputs positive, 4 firsttouch rows of 8 MB)
 # and a NAME.meta beside it naming the revision (with the dirty flag
 # when the tree is edited), the MPI, the date, the host, the load and the
 # command; the ycsb repetitions ran their cells in different orders, and
@@ -33,7 +33,7 @@ BENCH=ycsb bench env YCSB_WORKLOADS=c YCSB_RANKS=2 YCSB_REPS=2 YCSB_SECONDS=1
 BENCH=recovery bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
 BENCH=recovery-floor bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
 BENCH=ftcost bench env YCSB_RANKS=2 FTCOST_ROUNDS=3 FTCOST_MS=50
-BENCH=firsttouch bench env TOUCH_MB=8 TOUCH_ROUNDS=2
+BENCH=firsttouch bench env TOUCH_MB=8 TOUCH_ROUNDS=2 TOUCH_REPS=2
 
 [ "$(head -1 "$T/ycsb.csv")" = "workload,variant,backend,ranks,replicas,repetition,throughput_ops_per_s,p50_us,p99_us,load_before,load_after" ] ||
   fail "ycsb.csv header: $(head -1 "$T/ycsb.csv")"
@@ -53,7 +53,7 @@ awk -F, 'NR > 1 && !/^#/ && (NF != 20 || $13 < 1 || $15 < 1 || $16 < 1) {bad = 1
   "$T/recovery-floor.csv" || fail "recovery-floor.csv copies or parts: $(cat "$T/recovery-floor.csv")"
 [ "$(grep -c '^recreate-[a-z]*,b,2,2,[123],[1-9][0-9]*,[1-9][0-9]*,-\?[0-9.]*,[0-9.]*,[0-9.]*$' "$T/ftcost.csv")" -eq 9 ] ||
   fail "ftcost.csv rows: $(cat "$T/ftcost.csv")"
-[ "$(grep -c '^[12],8,[0-9.]*,[0-9.]*$' "$T/firsttouch.csv")" -eq 2 ] || fail "firsttouch.csv rows: $(cat "$T/firsttouch.csv")"
+[ "$(grep -c '^[12],[12],8,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*$' "$T/firsttouch.csv")" -eq 4 ] || fail "firsttouch.csv rows: $(cat "$T/firsttouch.csv")"
 rev=$(git -C "$ROOT" rev-parse --short HEAD)
 for f in hotpath store-vs-raw ycsb recovery recovery-floor ftcost firsttouch; do
   m=$T/$f.meta
@@ -94,5 +94,24 @@ head -n -1 "$T/ycsb.csv" > "$T/y" && mv "$T/y" "$T/ycsb.csv"
 BENCH=ycsb bench env YCSB_WORKLOADS=c YCSB_RANKS=2 YCSB_REPS=2 YCSB_SECONDS=1
 grep -q 'ycsb.csv: all 12 points (1 this time)' "$T/ycsb.log" && [ "$(grep -c '^c,' "$T/ycsb.csv")" -eq 12 ] &&
   grep -q '^resumed:' "$T/ycsb.meta" || fail "ycsb did not resume: $(tail -3 "$T/ycsb.log")"
+# a target stands in the record before the first run, once, and the table
+# judges by it; every chunk is timed in the record
+[ "$(grep -c '^target: ratio at most 3 ' "$T/store-vs-raw.meta")" -eq 1 ] &&
+  [ "$(grep -c '^target: ' "$T/ycsb.meta")" -eq 0 ] || fail "targets: $(grep target "$T"/*.meta)"
+grep -q '^Target, stated in the file.s record before its first run: ratio at most 3 ' <<<"$($R print store-vs-raw --dir "$T")" ||
+  fail "the store-vs-raw table does not quote its target"
+[ "$(grep -c '^chunk: [0-9]* points in [0-9]* s, 0 of 12 left$' "$T/ycsb.meta")" -eq 2 ] ||
+  fail "ycsb.meta's chunks: $(grep chunk "$T/ycsb.meta")"
+# checkpoint/restart and the task application through cells.sh, at a tiny
+# size: every point a row with its loads, none left
+BENCH=checkpoint bench env CKPT_RANKS=2 CKPT_PAIRS=1000 CKPT_INTERVALS='0 1' CKPT_SECONDS=1 CKPT_RESTART_PAIRS=1000 CKPT_REPS=1
+for m in 'cost,2,1000' 'overhead,4,100000,0,' 'overhead,4,100000,1,' 'restart,4,1000,'; do
+  grep -q "^1,$m.*,[0-9.]*,[0-9.]*$" "$T/checkpoint.csv" || fail "checkpoint.csv has no $m row: $(cat "$T/checkpoint.csv")"
+done
+grep -q 'checkpoint.csv: all 4 points' "$T/checkpoint.log" || fail "checkpoint: $(tail -3 "$T/checkpoint.log")"
+BENCH=taskapp bench env TASKAPP_OUT="$T/taskapp.csv" TASKAPP_SMALL=1 APPS=nqueens:9 REPS=1 VARIANTS=recreate-copy RANKSET=2 FREQS=10
+[ "$(grep -c ',pass,[0-9.]*,[0-9.]*$' "$T/taskapp.csv")" -eq 12 ] && [ "$(grep -c ',true,pass,' "$T/taskapp.csv")" -eq 12 ] &&
+  grep -q '^failure,nqueens,9,recreate-copy,allocate,4,2,50,0,1,1,' "$T/taskapp.csv" ||
+  fail "taskapp.csv: $(cat "$T/taskapp.csv"); $(tail -3 "$T/taskapp.log")"
 [ "$(cd "$ROOT" && git status --porcelain results/bench)" = "$before" ] || fail "results/bench was written to"
-echo "PASS: hotpath, ycsb, recovery, recovery-floor, ftcost and firsttouch at a tiny size, with provenance and intervals"
+echo "PASS: hotpath, ycsb, recovery, recovery-floor, ftcost, firsttouch, checkpoint and taskapp at a tiny size, with provenance, targets and intervals"

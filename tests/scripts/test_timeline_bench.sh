@@ -10,7 +10,7 @@
 # redundancy positive and under the run's length; every run's bins are in
 # timeline-bins.csv (the header of timeline_row.py --bins-header) and the
 # figure is drawn; report.py prints the table with every variant; a second
-# run resumes (adds no row); results/bench is untouched.  The variants are
+# run resumes (adds no row); every row has its loads; results/bench is untouched.  The variants are
 # the ones bench_timeline.sh names.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,8 +31,9 @@ BINS=$T/timeline-bins.csv
 for v in "${VARIANTS[@]}"; do
   [ "$(grep -c "^$v,1," "$BINS")" -ge 5 ] || fail "$v: bins $(grep "^$v,1," "$BINS")"
   row=$(grep "^$v,1," "$TIMELINE_CSV") || fail "no row for $v: $(cat "$TIMELINE_CSV")"
-  IFS=, read -r _ _ _ _ outcome bin rate worst ratio red zero failed <<<"$row"
+  IFS=, read -r _ _ _ outcome bin rate worst ratio red zero failed <<<"$row"
   [ "$outcome" = pass ] || fail "$v: outcome $outcome ($row)"
+  grep -q ',[0-9.]*,[0-9.]*$' <<<"$row" || fail "$v: no loads at the end of $row"
   awk -v r="$rate" -v w="$worst" -v d="$red" 'BEGIN { exit !(r > 0 && w < r && d > 0 && d < 2000) }' ||
     fail "$v: rate $rate, worst $worst, to full redundancy $red ms ($row)"
 done
