@@ -123,6 +123,10 @@ static int commit_gain(ta_rt *rt, ta_head *h, gain *g) {
         if (ta_queue_append(&rt->q, g->q.t, g->q.n)) return ta_fatal(rt, "out of memory");
         for (int i = 0; i < 2; i++) rt->res[i] += g->res[i];
         rt->counted += g->counted;
+        /* the head says what it says now: a rank idle before that adopted
+         * work must commit idle again when it has done it, or the leader
+         * waits for it for ever */
+        rt->idle_committed = (h->flags & TA_IDLE) != 0;
     }
     return rc;
 }

@@ -73,7 +73,7 @@ grep -q '^| C | 2 | [0-9.]*k \[[0-9.]*k, [0-9.]*k\]\( ([0-9]*%)\)\? |.* | 2 |$' 
 grep -q '^| recreate-copy | 4 | 1000 | 2 | 0 | [0-9.]* \[[0-9.]*, [0-9.]*\]\( ([0-9]*%)\)\? |' <<<"$out" ||
   fail "the recovery table has no interval: $out"
 out=$($R print ftcost --dir "$T") || fail "report.py print ftcost: $out"
-grep -q '^| B | 2 | recreate-copy | [0-9.]*k \[[0-9.]*k, [0-9.]*k\]\( ([0-9]*%)\)\? | [0-9.]*k \[.* | [-+][0-9.]*% \[.*\]\( ([0-9]*%)\)\? | 3 |$' <<<"$out" ||
+grep -q '^| B | 2 | recreate-copy | [0-9.]*k \[[0-9.]*k, [0-9.]*k\]\( ([0-9]*%)\)\? | [0-9.]*k \[.* | [-+][0-9.]*% \[.*\]\( ([0-9]*%)\)\? | 3 | \(met\|missed\|unsure\) |$' <<<"$out" ||
   fail "the ftcost table has no interval or count: $out"
 out=$($R print recovery-floor --dir "$T") || fail "report.py print recovery-floor: $out"
 grep -q '^| recreate-copy | 4 | 1000 | total | 2 | [0-9.]* \[[0-9.]*, [0-9.]*\]\( ([0-9]*%)\)\? | [0-9.]* \[' <<<"$out" ||

@@ -17,7 +17,10 @@
 #     and finishes with the published answer (checkpoints every 50 ms, so
 #     a cut often falls inside a steal: the restarted victim takes the
 #     loot back and its thief must not take it too);
-#  6. bad settings are refused before the run with a message, exit 2.
+#  6. bad settings are refused before the run with a message, exit 2;
+#  7. a rank idle before a failure that adopts the dead rank's work and
+#     finishes it before its next periodic commit commits idle again (the
+#     run ends instead of hanging).
 # Runs: N-Queens 14 and UTS T1 (geometric) and T3 (binomial), variants
 # proposed and recreate-copy, no kill, one kill (rank 0 too), two kills one
 # after the other on 4 ranks with r = 3 (the second may come before the
@@ -34,7 +37,7 @@ check() {
   python3 - "$D/$1" "$2" "$3" <<'EOF' || fail "$1: $(tr -d '\000' < "$D/$1.log" | grep -a 'taskapp:\|kvrun:' | tail -3)"
 import csv, json, os, sys
 d, kills, extra = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-published = {("nqueens", "14"): [365596, 0], ("uts", "T1"): [4130071, 3305118],
+published = {("nqueens", "14"): [365596, 0], ("nqueens", "12"): [14200, 0], ("uts", "T1"): [4130071, 3305118],
              ("uts", "T3"): [4112897, 3599034]}
 m = json.load(open(os.path.join(d, "meta.json")))
 t = m["taskapp"]
@@ -83,6 +86,11 @@ run transit-victim 4 1 reclaims $NQ store.variant=recreate-copy workload.kill_po
   "driver.failures=target=ranks:0; when=ops:10"
 run transit-thief 4 1 reclaims $NQ store.variant=recreate-copy workload.kill_point=claim-read \
   "driver.failures=target=ranks:2; when=ops:10"
+# A rank that was idle and adopts a dead rank's work must say idle again
+# when it has done it, even before its next periodic commit (1 s here, more
+# than the run): else the leader waits for it for ever (every run hung).
+run adopt-then-idle 2 1 "" workload.app=nqueens workload.size=12 store.variant=recreate-copy \
+  workload.checkpoint_ms=1000 workload.kill_point=give-commit "driver.failures=target=ranks:1; when=ops:10"
 run adopter-dies 4 2 "" $NQ store.variant=recreate-copy store.replicas=3 workload.kill_point=adopt:2 \
   "driver.failures=target=ranks:1,2; when=ops:50"
 
