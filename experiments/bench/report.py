@@ -31,6 +31,7 @@ counts lines of the recovery code in kvstore/ instead of a result file:
 """
 import argparse
 import collections
+import fnmatch
 import csv
 import importlib.util
 import math
@@ -957,9 +958,24 @@ def provenance():
 
 
 # What a result measures: the code that made its numbers, as git pathspecs
-# (scripts/measured-paths, which scripts/provenance reads too).
-MEASURED = tuple(line.strip() for line in open(os.path.join(ROOT, "scripts", "measured-paths"))
-                 if line.strip() and not line.startswith("#"))
+# (scripts/measured-paths, which scripts/provenance reads too), and its
+# "only GLOB...: PATH..." lines, which narrow experiments/bench for the
+# result files they name.
+_LINES = [line.strip() for line in open(os.path.join(ROOT, "scripts", "measured-paths"))
+          if line.strip() and not line.startswith("#")]
+MEASURED = tuple(x for x in _LINES if not x.startswith("only "))
+ONLY = [(g.split(), p.split()) for g, _, p in (x[len("only "):].partition(":") for x in _LINES if x.startswith("only "))]
+
+
+def measured_for(name):
+    """The measured code of result file name (its bins: its own file's):
+    MEASURED, with experiments/bench and experiments/taskapp narrowed to
+    the paths of the first only-line whose globs match the name."""
+    base = name[:-len("-bins.csv")] + ".csv" if name.endswith("-bins.csv") else name
+    for globs, paths in ONLY:
+        if any(fnmatch.fnmatch(base, g) for g in globs):
+            return tuple(x for x in MEASURED if x not in ("experiments/bench", "experiments/taskapp")) + tuple(paths)
+    return MEASURED
 
 
 def here():
@@ -989,7 +1005,7 @@ def mixes(name):
     path = record_path(name)
     base = sorted({r.split("-")[0] for r in benchfiles.revisions(path) if r and r != "NA"})
     out = []
-    if any(code_changed(a, b) == 1 for a, b in zip(base, base[1:])):
+    if any(code_changed(a, b, measured_for(name)) == 1 for a, b in zip(base, base[1:])):
         out.append("its rows come from different code")
     if len(set(benchfiles.values(path, "mpi"))) > 1:
         out.append("its rows come from different MPI builds")
@@ -1004,8 +1020,9 @@ def apart(*names):
     different MPI builds or different machines; [] when they agree."""
     paths = [record_path(n) for n in names]
     revs = sorted({r.split("-")[0] for p in paths for r in benchfiles.revisions(p) if r and r != "NA"})
+    code = tuple(sorted({x for n in names for x in measured_for(n)}))
     why = []
-    if any(code_changed(a, b) == 1 for a, b in zip(revs, revs[1:])):
+    if any(code_changed(a, b, code) == 1 for a, b in zip(revs, revs[1:])):
         why.append("different measured code")
     if len({v for p in paths for v in benchfiles.values(p, "mpi")}) > 1:
         why.append("different MPI builds")
@@ -1038,7 +1055,7 @@ def stale_reasons(name, now, head="HEAD"):
         why.append("measured on uncommitted code")
     why += mixes(name)
     base = sorted({r.split("-")[0] for r in revs if r and r != "NA"})
-    to_head = {r: code_changed(r, head) for r in base}
+    to_head = {r: code_changed(r, head, measured_for(name)) for r in base}
     since = [r for r in base if to_head[r] == 1]
     if since:
         why.append(f"the measured code changed since {', '.join(since)}")
