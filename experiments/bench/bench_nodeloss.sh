@@ -14,7 +14,8 @@
 #   rank   target=random:1; allow_rank0=0; seed=REP: one rank
 # Settings, from the environment: NODELOSS_RUNS (20), NODELOSS_PPN (2),
 # NODELOSS_RECORDS (600), NODELOSS_SECONDS (8), NODELOSS_KILL_AT (3),
-# NODELOSS_STORE_VARIANT (recreate-copy), NODELOSS_TIMEOUT (180, per run),
+# NODELOSS_STORE_VARIANT (proposed: across hosts every window is osc/rdma,
+# where the workaround variants hang on a kill at a random instant), NODELOSS_TIMEOUT (180, per run),
 # NODELOSS_VARIANTS ("node rank"), NODELOSS_CSV (results/bench/nodeloss.csv).
 # Each run's directory becomes one row of the CSV file (nodeloss_row.py;
 # columns in docs/formats.md); what made it goes to nodeloss.meta next to
@@ -33,7 +34,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${NODELOSS_CSV:-$ROOT/results/bench/nodeloss.csv}
 RUNS=${NODELOSS_RUNS:-20} PPN=${NODELOSS_PPN:-2} RECORDS=${NODELOSS_RECORDS:-600}
 SECS=${NODELOSS_SECONDS:-8} KILL_AT=${NODELOSS_KILL_AT:-3} TIMEOUT=${NODELOSS_TIMEOUT:-180}
-STORE_VARIANT=${NODELOSS_STORE_VARIANT:-recreate-copy} VARIANTS=${NODELOSS_VARIANTS:-node rank}
+STORE_VARIANT=${NODELOSS_STORE_VARIANT:-proposed} VARIANTS=${NODELOSS_VARIANTS:-node rank}
 ROW=(python3 "$ROOT/experiments/bench/nodeloss_row.py")
 DRV=${KV_BUILD:-$ROOT/build}/bin/kv_driver
 LOGS=$(dirname "$OUT")/nodeloss-logs
