@@ -28,10 +28,9 @@ mkdir -p "$KV_CLUSTER_DIR" && chmod 0755 "$KV_CLUSTER_DIR"
 declare -A HOME_OF=([project]="$(. "$ROOT/build/mpi.env" && echo "$MPI_HOME")" [stock]="$(. "$STOCK" && echo "$MPI_HOME")")
 # shellcheck source=experiments/bench/cells.sh
 source "$ROOT/experiments/bench/cells.sh"
-fresh=0; "$ROOT/scripts/provenance" --matches "${OUT%.csv}.meta" "MPIPROBE_REPS=$REPS BENCH=mpiprobe make bench" || fresh=1
 cells_open "$OUT" "build,patches,repetition,hosts,rank_loss,node_loss,proposed_rma,class" \
   "MPIPROBE_REPS=$REPS BENCH=mpiprobe make bench"
-[ "$fresh" = 1 ] && echo "mpi-stock: $(sed -n 's/^MPI_VERSION := //p' "$ROOT/build/mpi-stock/mpi.mk") at ${HOME_OF[stock]}, patches: none" \
+cells_fresh "$OUT" && ! grep -q '^mpi-stock: ' "${OUT%.csv}.meta" && echo "mpi-stock: $(sed -n 's/^MPI_VERSION := //p' "$ROOT/build/mpi-stock/mpi.mk") at ${HOME_OF[stock]}, patches: none" \
   >> "${OUT%.csv}.meta"
 patches_of() { sed -n 's/^patches=//p' "${HOME_OF[$1]}/.kvstore-complete" 2>/dev/null | sed 's/^none$//' | wc -w; }
 probe_key() { echo "$1,$(patches_of "$1"),$2,"; }

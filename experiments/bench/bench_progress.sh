@@ -42,7 +42,7 @@ mkdir -p "$(dirname "$OUT")"
 source "$ROOT/experiments/bench/cells.sh"
 [ "${PROGRESS_FRESH:-0}" = 1 ] && rm -f "$OUT"
 cells_open "$OUT" "setting,hosts,launch,target,round,operation,ops,us" "$CMD"
-[ "$(grep -c . "$OUT")" -le 1 ] && rm -f "${OUT%.csv}-failed.txt"
+cells_fresh "$OUT" && rm -f "${OUT%.csv}-failed.txt"
 cells_target "$OUT" kv/ping-pong at most 3 "(a store read or write against the same launch's ping-pong, per launch) in every place, setting and target state"
 
 export KV_CLUSTER_DIR KV_CLUSTER_BRIDGE=kvbrpg

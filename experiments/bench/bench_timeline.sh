@@ -94,7 +94,7 @@ BINS=${OUT%.csv}-bins.csv
 source "$ROOT/experiments/bench/cells.sh"
 [ "${TIMELINE_FRESH:-0}" = 1 ] || [ ! -s "$BINS" ] && rm -f "$OUT"
 cells_open "$OUT" "$("${ROW[@]}" --header)" "$CMD"
-[ "$(wc -l < "$OUT")" -gt 1 ] || "${ROW[@]}" --bins-header > "$BINS"  # a fresh file: fresh bins
+cells_fresh "$OUT" && "${ROW[@]}" --bins-header > "$BINS"  # a fresh file: fresh bins
 
 timeline_key() { echo "$1,$2,"; }
 timeline_cell() {  # UNIT REP: one run as its row (its bins to BINS)

@@ -29,6 +29,9 @@
 #   cell_run FILE KEY CMD...         run CMD for the point KEY unless FILE has
 #                                    it; append CMD's lines with the loads;
 #                                    status 1 once MINUTES is spent
+#   cells_fresh FILE                 FILE has no rows yet (absent, or its
+#                                    header alone): cells_open started it
+#                                    anew, or its first chunk ran nothing
 #   cells_target FILE QUANTITY at most|at least NUMBER SCOPE
 #                                    a target, written into FILE's record
 #                                    before its first run (report.py judges
@@ -99,13 +102,15 @@ cell_run() {
 # The rule by which report.py judges a target, one for every benchmark.
 CELLS_RULE="(the median over the repetitions; met when its 95% distribution-free interval lies on the target's side of it, missed when it lies beyond, unsure when it straddles it)"
 
+cells_fresh() { [ ! -s "$1" ] || [ "$(grep -c . "$1")" -le 1 ]; }
+
 # cells_target FILE QUANTITY at most|at least NUMBER SCOPE: a target for the
 # cells of FILE, written into its record when the file starts (a resumed
 # file keeps the target it started with): stated before the first run.
 cells_target() {
   local f=$1 q=$2 op="$3 $4" n=$5 meta; shift 5
   meta=${f%.csv}.meta
-  { [ ! -s "$f" ] || [ "$(grep -c . "$f")" -le 1 ]; } && ! grep -q "^target: $q " "$meta" || return 0
+  cells_fresh "$f" && ! grep -q "^target: $q " "$meta" || return 0
   echo "target: $q $op $n $* $CELLS_RULE" >> "$meta"
 }
 

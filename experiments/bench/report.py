@@ -1002,16 +1002,8 @@ def mixes(name):
     """What the records of result file name (its first run and every
     resumed one) disagree on: the measured code of their revisions, the
     MPI build, the machine; [] when its rows are of one of each."""
-    path = record_path(name)
-    base = sorted({r.split("-")[0] for r in benchfiles.revisions(path) if r and r != "NA"})
-    out = []
-    if any(code_changed(a, b, measured_for(name)) == 1 for a, b in zip(base, base[1:])):
-        out.append("its rows come from different code")
-    if len(set(benchfiles.values(path, "mpi"))) > 1:
-        out.append("its rows come from different MPI builds")
-    if len(set(benchfiles.values(path, "host"))) > 1:
-        out.append("its rows come from different machines")
-    return out
+    words = {"different measured code": "different code"}
+    return [f"its rows come from {words.get(w, w)}" for w in apart(name)]
 
 
 def apart(*names):
