@@ -51,6 +51,7 @@ CONF=$STATE/slurm.conf
 CTLD_PID=$STATE/slurmctld.pid
 slurmd_pidfile() { echo "$STATE/slurmd-$1.pid"; }   # SlurmdPidFile with %n
 MUNGED_MARK=$STATE/munged.started   # pid of the munged this script started
+MUNGED_SESSION=$STATE/munged.session   # its session: munged daemonizes (fork, setsid, fork)
 MUNGE_KEY=/etc/munge/munge.key
 MUNGE_SOCKET_DIR=/run/munge
 MUNGE_PID=$MUNGE_SOCKET_DIR/munged.pid
@@ -80,7 +81,7 @@ die() { err "$*"; exit 1; }
 # alive and not a zombie
 alive() {
   [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null &&
-    ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+    grep -q '^State:[[:space:]]*[^Z[:space:]]' "/proc/$1/status" 2>/dev/null   # not a zombie, not gone
 }
 # live (non-zombie) processes named exactly $1
 live_pids() { local p; for p in $(pgrep -x "$1"); do alive "$p" && echo "$p"; done; }
@@ -258,8 +259,12 @@ start_munge() {
   local i p
   for ((i = 0; i < 50; i++)); do munge_ok && break; sleep 0.2; done
   munge_ok || die "munged started but 'munge -n | unmunge' fails (see /var/log/munge/munged.log)"
-  p=$(pid_of "$MUNGE_PID" munged || pgrep -n -x munged)
+  # The pid file, once munged wrote it; not the newest munged, which may be
+  # the daemonizing parent on its way out.  Its session holds the rest.
+  for ((i = 0; i < 25; i++)); do p=$(pid_of "$MUNGE_PID" munged) && break; sleep 0.2; done
+  [ -n "$p" ] || p=$(live_pids munged | head -1)
   echo "$p" >"$MUNGED_MARK"
+  { [ -n "$p" ] && ps -o sid= -p "$p"; } | tr -dc '0-9' >"$MUNGED_SESSION"
   log "munged up (pid $p)"
 }
 
@@ -274,12 +279,21 @@ stop_munge() {
     if [ -n "$others" ]; then
       # another test cluster's daemons need it (munged serves the machine)
       log "leaving munged (pid $p) running: other Slurm daemons use it: $others"
-      rm -f "$MUNGED_MARK"; return 0
+      rm -f "$MUNGED_MARK" "$MUNGED_SESSION"; return 0
     fi
     log "stopping munged (pid $p)"
     kill_wait "$p" munged 10 || return 1
   fi
-  rm -f "$MUNGED_MARK"
+  # any other munged of the session this script started (never one of
+  # another session: that munged serves someone else)
+  local sid q
+  sid=$(tr -dc '0-9' <"$MUNGED_SESSION" 2>/dev/null)
+  if [ -n "$sid" ]; then
+    for q in $(pgrep -x -s "$sid" munged); do
+      alive "$q" && { log "stopping munged (pid $q, session $sid)"; kill_wait "$q" munged 10 || return 1; }
+    done
+  fi
+  rm -f "$MUNGED_MARK" "$MUNGED_SESSION"
 }
 
 # ---------------------------------------------------------------- slurm.conf

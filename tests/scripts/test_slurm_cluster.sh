@@ -75,7 +75,7 @@ cleanup() {
     fi
     left=$(ours_left | sort -u | tr '\n' ' ')
     if [ -n "$munged" ] && kill -0 "$munged" 2>/dev/null &&
-       ! grep -q '^State:[[:space:]]*Z' "/proc/$munged/status" 2>/dev/null; then
+       grep -q '^State:[[:space:]]*[^Z[:space:]]' "/proc/$munged/status" 2>/dev/null; then
       left+="$munged(munged)"
     fi
     if [ -n "${left// /}" ]; then

@@ -53,9 +53,9 @@ leftovers() {
   fi
 }
 live() {  # live processes named $1 (a daemon's zombie waits for init to reap it)
-  local p
+  local p   # (a process gone between pgrep and grep is not live either)
   for p in $(pgrep -x "$1"); do
-    grep -q '^State:[[:space:]]*Z' "/proc/$p/status" 2>/dev/null || printf '%s ' "$p"
+    grep -q '^State:[[:space:]]*[^Z[:space:]]' "/proc/$p/status" 2>/dev/null && printf '%s ' "$p"
   done
 }
 cleanup() {
