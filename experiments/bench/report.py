@@ -959,22 +959,23 @@ def provenance():
 
 # What a result measures: the code that made its numbers, as git pathspecs
 # (scripts/measured-paths, which scripts/provenance reads too), and its
-# "only GLOB...: PATH..." lines, which narrow experiments/bench for the
+# "only GLOB...: PATH..." lines, which narrow some folders of it for the
 # result files they name.
 _LINES = [line.strip() for line in open(os.path.join(ROOT, "scripts", "measured-paths"))
           if line.strip() and not line.startswith("#")]
 MEASURED = tuple(x for x in _LINES if not x.startswith("only "))
+NARROWED = ("experiments/bench", "experiments/taskapp", "scripts")   # by the only-lines
 ONLY = [(g.split(), p.split()) for g, _, p in (x[len("only "):].partition(":") for x in _LINES if x.startswith("only "))]
 
 
 def measured_for(name):
     """The measured code of result file name (its bins: its own file's):
-    MEASURED, with experiments/bench and experiments/taskapp narrowed to
-    the paths of the first only-line whose globs match the name."""
+    MEASURED, with the folders NARROWED to the paths of the first
+    only-line whose globs match the name."""
     base = name[:-len("-bins.csv")] + ".csv" if name.endswith("-bins.csv") else name
     for globs, paths in ONLY:
         if any(fnmatch.fnmatch(base, g) for g in globs):
-            return tuple(x for x in MEASURED if x not in ("experiments/bench", "experiments/taskapp")) + tuple(paths)
+            return tuple(x for x in MEASURED if x not in NARROWED) + tuple(paths)
     return MEASURED
 
 

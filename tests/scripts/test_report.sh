@@ -57,6 +57,17 @@ out=$($R stale --dir "$T/bench" 2>&1)
 grep -q '^kept as history (their records say why): old.csv$' <<<"$out" && grep -q '^2 of 3 result files stale' <<<"$out" ||
   fail "a file kept as history: $out"
 
+# the only-lines of scripts/measured-paths: a one-host soak is not measured
+# by the test cluster's scripts, a run across hosts is; neither by the
+# benchmark programs that are not theirs
+python3 - "$ROOT/experiments/bench" <<'PY' || fail "report.measured_for narrows the measured code wrongly"
+import sys; sys.path.insert(0, sys.argv[1]); import report as r
+soak, multi, ycsb = r.measured_for("soak.csv"), r.measured_for("multihost-node-create.csv"), r.measured_for("ycsb.csv")
+assert "scripts/kvrun" in soak and "scripts/vcluster" not in soak and "scripts" not in soak, soak
+assert "scripts/vcluster" in multi and "experiments/bench/bench_ycsb.c" not in multi, multi
+assert "scripts" in ycsb and "experiments/bench" in ycsb and "kvstore" in soak + multi, ycsb
+PY
+
 # the intervals: exact coverage of order statistics (analysis/stats.py)
 PY3=$(python3 "$ROOT/analysis/pyfind.py") || fail "no python3 with numpy, scipy and matplotlib"
 "$PY3" - "$ROOT/analysis" <<'PY' || fail "analysis/stats.py's intervals"
