@@ -18,17 +18,22 @@
 # code, the Open MPI build, the machine, the command) and appends a
 # "resumed:" record, else starts it anew; a point whose key
 # (the first columns of its row) is in FILE is not run again.  MINUTES
-# (0: no limit) ends the benchmark at the first point past the budget,
-# saying how many points are left and how long they take at the pace so
-# far; the same command resumes.  So a benchmark of hours runs in chunks
-# of minutes, and a table holds one revision.
+# (0: no limit) is the chunk's budget: a point is not started when the
+# longest point so far (this chunk's, or any earlier chunk's in the
+# record) would end past it, except that a chunk whose whole budget is
+# shorter than that point runs it (else it would never run) unless
+# CELLS_FIT=strict (make remeasure: the point waits for a chunk it fits).
+# The benchmark then says how many points are left and how long they take
+# at the pace so far; the same command resumes.  So a benchmark of hours
+# runs in chunks of minutes, and a table holds one revision.
 #
 #   cells_open FILE HEADER COMMAND   start or resume FILE (HEADER without
 #                                    the load columns)
 #   cells_order SEED WORD...         the words, one per line, in SEED's order
 #   cell_run FILE KEY CMD...         run CMD for the point KEY unless FILE has
 #                                    it; append CMD's lines with the loads;
-#                                    status 1 once MINUTES is spent
+#                                    status 1 when the point does not fit
+#                                    in what is left of MINUTES
 #   cells_fresh FILE                 FILE has no rows yet (absent, or its
 #                                    header alone): cells_open started it
 #                                    anew, or its first chunk ran nothing
@@ -44,7 +49,7 @@
 #                                    point `KEYFN CELL REP` runs `RUNFN CELL
 #                                    REP`; then cells_close
 
-CELLS_STOP=0 CELLS_DONE=0 CELLS_SKIPPED=0 CELLS_SPENT=0
+CELLS_STOP=0 CELLS_DONE=0 CELLS_SKIPPED=0 CELLS_SPENT=0 CELLS_LONGEST=0
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
 # noted COMMAND: the command with BENCH_NOTE='...' in it when one is set (a
@@ -66,6 +71,20 @@ cells_open() {
   fi
   CELLS_DONE=0 CELLS_SKIPPED=0 CELLS_SPENT=0
   CELLS_STOP=0; [ "${MINUTES:-0}" -gt 0 ] && CELLS_STOP=$(( $(date +%s) + 60 * MINUTES ))
+  # the longest point of the earlier chunks, from their chunk: lines
+  CELLS_LONGEST=$(sed -n 's/^chunk: .*(longest \([0-9]*\) s).*/\1/p' "${f%.csv}.meta" | sort -n | tail -1)
+  CELLS_LONGEST=${CELLS_LONGEST:-0}
+}
+
+# cells_fits: a point as long as the longest so far ends within the budget
+# (or there is no budget, or no point has been timed yet)
+cells_fits() {
+  local now; now=$(date +%s)
+  [ "$CELLS_STOP" -eq 0 ] && return 0
+  [ "$now" -ge "$CELLS_STOP" ] && return 1
+  [ $((now + CELLS_LONGEST)) -le "$CELLS_STOP" ] && return 0
+  # no chunk of this budget can hold it: run it once, unless strict
+  [ "${CELLS_FIT:-}" != strict ] && [ "$CELLS_DONE" -eq 0 ] && [ $((60 * MINUTES)) -lt "$CELLS_LONGEST" ]
 }
 
 # A permutation drawn from the seed: each word's rank is the hash of the
@@ -81,7 +100,7 @@ cell_run() {
   if awk -v k="$key" 'index($0, k) == 1 { found = 1; exit } END { exit !found }' "$f"; then
     CELLS_SKIPPED=$((CELLS_SKIPPED + 1)); return 0
   fi
-  [ "$CELLS_STOP" -gt 0 ] && [ "$(date +%s)" -ge "$CELLS_STOP" ] && return 1
+  cells_fits || return 1
   for ((i = 0; i < ${LOAD_WAIT:-120}; i += 5)); do
     awk -v l="$(load1)" -v m="${LOAD_MAX:-$(nproc)}" 'BEGIN { exit !(l > m) }' || break
     sleep 5
@@ -89,7 +108,9 @@ cell_run() {
   lb=$(load1); t0=$(date +%s)
   out=$("$@")
   la=$(load1)
-  CELLS_SPENT=$((CELLS_SPENT + $(date +%s) - t0))
+  t0=$(($(date +%s) - t0))
+  CELLS_SPENT=$((CELLS_SPENT + t0))
+  [ "$t0" -gt "$CELLS_LONGEST" ] && CELLS_LONGEST=$t0
   if [ -z "$out" ]; then  # no rows: the point stays to do (the same command runs it again)
     echo "$(basename "$f"): no rows from point $key" >&2
     return 0
@@ -119,10 +140,10 @@ cells_target() {
 cells_close() {
   local f=$1 total=$2 left pace
   left=$((total - CELLS_DONE - CELLS_SKIPPED))
-  echo "chunk: $CELLS_DONE points in $CELLS_SPENT s, $left of $total left" >> "${f%.csv}.meta"
+  echo "chunk: $CELLS_DONE points in $CELLS_SPENT s (longest $CELLS_LONGEST s), $left of $total left" >> "${f%.csv}.meta"
   if [ "$left" -gt 0 ]; then
     pace=$(( CELLS_DONE > 0 ? CELLS_SPENT / CELLS_DONE : 0 ))
-    echo "$(basename "$f"): stopped after $MINUTES minutes, $left of $total points left" \
+    echo "$(basename "$f"): stopped within $MINUTES minutes, $left of $total points left" \
       "(about $(( (left * pace + 59) / 60 )) minutes at ${pace} s a point); the same command resumes"
     return 1
   fi

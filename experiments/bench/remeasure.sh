@@ -8,6 +8,8 @@
 # left of the chunk.  A benchmark that resumes (cells.sh, the soaks, the
 # soaks across hosts) goes on from where it stopped and says what is left;
 # one that does not is made again whole, so it must fit in a chunk.  A
+# cells.sh point that would not end within the chunk is left for the next
+# (CELLS_FIT=strict), which starts with it.  A
 # command that is not a `make bench` or `make soak` line is not run: it is
 # named, with its command, for a person to run.  The chunk ends when its
 # minutes are spent; then `make report`, a commit, and the same command
@@ -37,7 +39,7 @@ for f in "${stale[@]}"; do
   echo "remeasure: $f ($left minutes left): $cmd"
   [ "${DRY:-0}" = 1 ] && continue
   ran+=("$f")
-  env MINUTES="$left" bash -c "$cmd" || echo "remeasure: $f: the command exited $?"
+  env MINUTES="$left" CELLS_FIT=strict bash -c "$cmd" || echo "remeasure: $f: the command exited $?"
 done
 echo "remeasure: still stale:"
 python3 experiments/bench/report.py stale | tail -1

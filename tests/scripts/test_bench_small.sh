@@ -100,7 +100,7 @@ grep -q 'ycsb.csv: all 12 points (1 this time)' "$T/ycsb.log" && [ "$(grep -c '^
   [ "$(grep -c '^target: ' "$T/ycsb.meta")" -eq 0 ] || fail "targets: $(grep target "$T"/*.meta)"
 grep -q '^Target, stated in the file.s record before its first run: ratio at most 3 ' <<<"$($R print store-vs-raw --dir "$T")" ||
   fail "the store-vs-raw table does not quote its target"
-[ "$(grep -c '^chunk: [0-9]* points in [0-9]* s, 0 of 12 left$' "$T/ycsb.meta")" -eq 2 ] ||
+[ "$(grep -c '^chunk: [0-9]* points in [0-9]* s (longest [0-9]* s), 0 of 12 left$' "$T/ycsb.meta")" -eq 2 ] ||
   fail "ycsb.meta's chunks: $(grep chunk "$T/ycsb.meta")"
 # checkpoint/restart and the task application through cells.sh, at a tiny
 # size: every point a row with its loads, none left
@@ -113,5 +113,23 @@ BENCH=taskapp bench env TASKAPP_OUT="$T/taskapp.csv" TASKAPP_SMALL=1 APPS=nqueen
 [ "$(grep -c ',pass,[0-9.]*,[0-9.]*$' "$T/taskapp.csv")" -eq 12 ] && [ "$(grep -c ',true,pass,' "$T/taskapp.csv")" -eq 12 ] &&
   grep -q '^failure,nqueens,9,recreate-copy,allocate,4,2,50,0,1,1,' "$T/taskapp.csv" ||
   fail "taskapp.csv: $(cat "$T/taskapp.csv"); $(tail -3 "$T/taskapp.log")"
+# a chunk does not start a point longer than what is left of its budget
+# (the record's longest point, 120 s, against MINUTES=1); a budget no point
+# fits runs one point, unless strict (make remeasure), where it waits
+fit() {  # CELLS_FIT: rows of cells a b c after one chunk of a minute
+  # shellcheck disable=SC2030,SC2031,SC2317  # a subshell's own settings; key, run called by name
+  ( MINUTES=1 CELLS_FIT=$1 LOAD_WAIT=0
+    # shellcheck source=experiments/bench/cells.sh
+    . "$ROOT/experiments/bench/cells.sh"
+    key() { echo "$1,$2,"; }; run() { echo "$1,$2,x"; }
+    cells_open "$T/fit.csv" cell,rep,v "BENCH=fit make bench" >/dev/null
+    cells_each "$T/fit.csv" 1 7 key run a b c >/dev/null )
+  grep -c ',x,' "$T/fit.csv"
+}
+rm -f "$T/fit.csv"; ( . "$ROOT/experiments/bench/cells.sh"; cells_open "$T/fit.csv" cell,rep,v "BENCH=fit make bench" >/dev/null )
+echo "chunk: 1 points in 120 s (longest 120 s), 3 of 3 left" >> "$T/fit.meta"
+[ "$(fit strict)" -eq 0 ] || fail "strict: a point longer than the budget started: $(cat "$T/fit.csv")"
+[ "$(fit any)" -eq 1 ] || fail "a budget no point fits did not run exactly one point: $(cat "$T/fit.csv")"
+grep -q '^chunk: 1 points in [0-9]* s (longest 120 s), 2 of 3 left$' "$T/fit.meta" || fail "fit.meta: $(cat "$T/fit.meta")"
 [ "$(cd "$ROOT" && git status --porcelain results/bench)" = "$before" ] || fail "results/bench was written to"
-echo "PASS: hotpath, ycsb, recovery, recovery-floor, ftcost, firsttouch, checkpoint and taskapp at a tiny size, with provenance, targets and intervals"
+echo "PASS: hotpath, ycsb, recovery, recovery-floor, ftcost, firsttouch, checkpoint and taskapp at a tiny size, with provenance, targets, intervals and chunk budgets"
