@@ -16,11 +16,10 @@
 #    (the ceiling of a client like the driver's) and pipelined 16 deep (the
 #    server's own).  REDIS_REPS (5) repetitions, every cell once per
 #    repetition in an order drawn from it (cells.sh), so noise falls on all.
-#    The machine must be idle: with a 1-minute load above KV_MAX_LOAD
-#    (half the cores) the benchmark refuses to start, unless
-#    KV_ALLOW_LOAD=1; a run waits for the load to fall below LOAD_MAX (the
-#    cores; cells.sh), and every row records the load before and after
-#    its run.  The file resumes where it stopped (MINUTES=N: a chunk).
+#    The machine must be idle: with more than KV_MAX_LOAD cores (half of
+#    them) busy over 3 s the benchmark refuses to start, unless
+#    KV_ALLOW_LOAD=1; a run waits for the cores to be idle (cells.sh), and
+#    every row records the load before and after its run.  The file resumes where it stopped (MINUTES=N: a chunk).
 # 2. Failover: REDIS_FAILOVER_REPS runs of YCSB A on REDIS_FAILOVER_RANKS
 #    ranks against Redis with 3 sentinels (quorum 2, down-after 1000 ms);
 #    kv_inject kills the primary (SIGKILL, by pid from the table the driver
@@ -50,7 +49,8 @@
 #                       (1 / (read/GET + update/SET)); writes without WAIT, so an
 #                       upper bound for the driver's Redis
 #   pipelined_ops_per_s the same mix from redis-benchmark pipelined 16 deep (NA for store rows)
-#   load_before, load_after  the 1-minute load average right before and after the run
+#   load_before, load_after, busy_before  the 1-minute load average right before and
+#                       after the run, the cores busy in the second before it (cells.sh)
 # Sizes (environment, REDIS_ so that bench.sh's RANKS is not taken):
 # REDIS_RANKS ("2 4"), REDIS_WORKLOADS ("a b c"), REDIS_RUN_S (3),
 # REDIS_RECORDS (20000), REDIS_REPS (5), REDIS_BENCH_REQUESTS (50000),
@@ -107,14 +107,15 @@ mkdir -p "$OUT"
 # shellcheck source=experiments/bench/cells.sh
 source "$ROOT/experiments/bench/cells.sh"  # order, loads, resume, chunks
 MAXLOAD=${KV_MAX_LOAD:-$(awk -v n="$(nproc)" 'BEGIN { print n / 2 }')}
-if awk -v l="$(load1)" -v m="$MAXLOAD" 'BEGIN { exit !(l > m) }'; then
+busy=$(BUSY_SAMPLE=3 busy1)
+if awk -v l="$busy" -v m="$MAXLOAD" 'BEGIN { exit !(l > m) }'; then
   if [ "${KV_ALLOW_LOAD:-0}" != 1 ]; then
-    echo "bench_redis: the 1-minute load is $(load1) on $(nproc) cores (over KV_MAX_LOAD=$MAXLOAD):" \
+    echo "bench_redis: $busy of $(nproc) cores were busy over 3 s (over KV_MAX_LOAD=$MAXLOAD):" \
          "other work would share the cores with the servers and clients. Run it on an idle machine," \
          "or with KV_ALLOW_LOAD=1 to measure anyway (each row records its load)." >&2
     exit 3
   fi
-  echo "bench_redis: WARNING: measuring at a load of $(load1) on $(nproc) cores (KV_ALLOW_LOAD=1): the" \
+  echo "bench_redis: WARNING: measuring with $busy of $(nproc) cores busy (KV_ALLOW_LOAD=1): the" \
        "numbers are not those of an idle machine; the loads in every row say how busy it was"
 fi
 for x in "$BIN/kv_driver" "$BIN/kv_inject"; do [ -x "$x" ] || { echo "bench_redis: $x missing: run make" >&2; exit 1; }; done

@@ -9,9 +9,13 @@
 # repetition) falls on every variant alike and no variant is always the
 # one that runs after another.  Each point's rows carry the 1-minute load
 # average sampled right before and right after it (load_before,
-# load_after): a point that starts above LOAD_MAX (default: the cores)
-# waits up to LOAD_WAIT seconds (default 120) for the load to drop, then
-# runs anyway, its load in its rows for the report to show.
+# load_after) and the cores busy in the second before it (busy_before,
+# from /proc/stat: every process's and the hypervisor's steal).  A point
+# waits, up to LOAD_WAIT seconds (default 120), until no more than
+# BUSY_MAX cores (default a quarter of them) were busy in the last second,
+# then runs anyway, its busy cores in its rows for the report to show.
+# (The 1-minute load is no gate: it still counts the points before, for
+# a minute after they ended, and held every point a minute or two.)
 #
 # A file resumes: cells_open keeps FILE when its first record matches
 # what would be recorded now (scripts/provenance --matches: the measured
@@ -28,7 +32,7 @@
 # runs in chunks of minutes, and a table holds one revision.
 #
 #   cells_open FILE HEADER COMMAND   start or resume FILE (HEADER without
-#                                    the load columns)
+#                                    CELLS_LOADS, the columns of the loads)
 #   cells_order SEED WORD...         the words, one per line, in SEED's order
 #   cell_run FILE KEY CMD...         run CMD for the point KEY unless FILE has
 #                                    it; append CMD's lines with the loads;
@@ -52,6 +56,18 @@
 CELLS_STOP=0 CELLS_DONE=0 CELLS_SKIPPED=0 CELLS_SPENT=0 CELLS_LONGEST=0
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
+# cores busy over the next BUSY_SAMPLE seconds (default 1): all time less
+# idle and iowait
+busy1() {
+  local a b
+  read -ra a < <(head -1 /proc/stat); sleep "${BUSY_SAMPLE:-1}"; read -ra b < <(head -1 /proc/stat)
+  awk -v n="$(nproc)" -v a="${a[*]}" -v b="${b[*]}" 'BEGIN {
+    split(a, x, " "); split(b, y, " ")
+    for (i = 2; i <= 9; i++) t += y[i] - x[i]
+    idle = (y[5] - x[5]) + (y[6] - x[6])
+    printf "%.2f\n", (t > 0 ? (t - idle) / t * n : 0) }'
+}
+CELLS_LOADS=load_before,load_after,busy_before   # the columns cell_run appends
 # noted COMMAND: the command with BENCH_NOTE='...' in it when one is set (a
 # small trial run says so in its record)
 noted() {
@@ -61,12 +77,12 @@ noted() {
 cells_open() {
   local f=$1 header=$2 cmd
   cmd=$(noted "$3")
-  if [ -s "$f" ] && [ "$(head -1 "$f")" = "$header,load_before,load_after" ] &&
+  if [ -s "$f" ] && [ "$(head -1 "$f")" = "$header,$CELLS_LOADS" ] &&
      "$ROOT/scripts/provenance" --matches "${f%.csv}.meta" "$cmd"; then
     { echo "resumed:"; "$ROOT/scripts/provenance" "$cmd" | sed 's/^/  /'; } >> "${f%.csv}.meta"
     echo "resuming $f ($(($(wc -l < "$f") - 1)) rows)"
   else
-    echo "$header,load_before,load_after" > "$f"
+    echo "$header,$CELLS_LOADS" > "$f"
     "$ROOT/scripts/provenance" "$cmd" > "${f%.csv}.meta"
   fi
   CELLS_DONE=0 CELLS_SKIPPED=0 CELLS_SPENT=0
@@ -96,14 +112,16 @@ cells_order() {
 }
 
 cell_run() {
-  local f=$1 key=$2 lb la out t0 i line; shift 2
+  local f=$1 key=$2 lb la out t0 line; shift 2
   if awk -v k="$key" 'index($0, k) == 1 { found = 1; exit } END { exit !found }' "$f"; then
     CELLS_SKIPPED=$((CELLS_SKIPPED + 1)); return 0
   fi
   cells_fits || return 1
-  for ((i = 0; i < ${LOAD_WAIT:-120}; i += 5)); do
-    awk -v l="$(load1)" -v m="${LOAD_MAX:-$(nproc)}" 'BEGIN { exit !(l > m) }' || break
-    sleep 5
+  local bb start; start=$(date +%s)
+  while :; do
+    bb=$(busy1)
+    awk -v b="$bb" -v m="${BUSY_MAX:-$(awk -v n="$(nproc)" 'BEGIN { print n / 4 }')}" 'BEGIN { exit !(b > m) }' || break
+    [ $(($(date +%s) - start)) -lt "${LOAD_WAIT:-120}" ] || break
   done
   lb=$(load1); t0=$(date +%s)
   out=$("$@")
@@ -116,7 +134,7 @@ cell_run() {
     return 0
   fi
   CELLS_DONE=$((CELLS_DONE + 1))
-  while IFS= read -r line; do echo "$line,$lb,$la"; done <<<"$out" | tee -a "$f"
+  while IFS= read -r line; do echo "$line,$lb,$la,$bb"; done <<<"$out" | tee -a "$f"
   return 0
 }
 

@@ -127,13 +127,18 @@ def load_of(x):
 
 
 def load_line(r, name):
-    """What the machine's 1-minute load was right before the runs of r
-    (their load_before column, cells.sh), against its cores."""
+    """How busy the machine was right before the runs of r (their
+    busy_before and load_before columns, cells.sh), against its cores."""
     lb = nums([x.get("load_before") for x in r])
     if not lb:
         return f"The load of each run was not recorded ({name} predates the load columns; its record has the load at its start)."
     host = sidecar(name).get("host", "")
     cores = int(host.split()[0]) if host[:1].isdigit() else 0
+    busy = nums([x.get("busy_before") for x in r])
+    if busy:  # cells.sh waits for idle cores: the 1-minute load still counts the runs before
+        over = f"; {sum(v > cores / 4 for v in busy)} of {len(busy)} started with more than a quarter of the {cores} cores busy" if cores else ""
+        return (f"Cores busy in the second before each run: median {statistics.median(busy):.2f}, highest {max(busy):.2f}{over} "
+                f"(1-minute load before: median {statistics.median(lb):.2f}).")
     over = f"; {sum(v > cores for v in lb)} of {len(lb)} runs started above the {cores} cores" if cores else ""
     return f"Load before each run: median {statistics.median(lb):.2f}, highest {max(lb):.2f}{over}."
 

@@ -25,7 +25,7 @@ R="python3 $ROOT/experiments/bench/report.py"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 before=$(cd "$ROOT" && git status --porcelain results/bench)
-bench() { BENCH_OUT=$T LOAD_WAIT=0 "$@" bash "$ROOT/experiments/bench/bench.sh" > "$T/$BENCH.log" 2>&1 ||
+bench() { BENCH_OUT=$T LOAD_WAIT=0 BUSY_SAMPLE=0.1 "$@" bash "$ROOT/experiments/bench/bench.sh" > "$T/$BENCH.log" 2>&1 ||
   fail "BENCH=$BENCH: $(tail -3 "$T/$BENCH.log")"; }
 BENCH=hotpath bench env HOTPATH_ITERS=100000 HOTPATH_REPS=2
 BENCH=store-vs-raw bench env OPS=2000 STORE_RAW_REPS=2
@@ -35,13 +35,13 @@ BENCH=recovery-floor bench env PAIRS=1000 RANKS=4 REPS=2 VARIANTS=recreate-copy
 BENCH=ftcost bench env YCSB_RANKS=2 FTCOST_ROUNDS=3 FTCOST_MS=50
 BENCH=firsttouch bench env TOUCH_MB=8 TOUCH_ROUNDS=2 TOUCH_REPS=2
 
-[ "$(head -1 "$T/ycsb.csv")" = "workload,variant,backend,ranks,replicas,repetition,throughput_ops_per_s,p50_us,p99_us,load_before,load_after" ] ||
+[ "$(head -1 "$T/ycsb.csv")" = "workload,variant,backend,ranks,replicas,repetition,throughput_ops_per_s,p50_us,p99_us,load_before,load_after,busy_before" ] ||
   fail "ycsb.csv header: $(head -1 "$T/ycsb.csv")"
 [ "$(grep -c '^c,[a-z-]*,allocate,2,2,[12],[0-9.]*,' "$T/ycsb.csv")" -eq 10 ] &&
   [ "$(grep -c '^c,none,allocate,2,1,[12],[0-9.]*,' "$T/ycsb.csv")" -eq 2 ] || fail "ycsb.csv rows: $(cat "$T/ycsb.csv")"
-[ "$(grep -c '^recreate-copy,allocate,4,1000,[12],.*,no,[0-9.]*,[0-9.]*$' "$T/recovery.csv")" -eq 2 ] ||
+[ "$(grep -c '^recreate-copy,allocate,4,1000,[12],.*,no,[0-9.]*,[0-9.]*,[0-9.]*$' "$T/recovery.csv")" -eq 2 ] ||
   fail "recovery.csv rows: $(cat "$T/recovery.csv")"
-[ "$(head -1 "$T/recovery-floor.csv")" = "variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us,memcpy_first_us,scan_us,exchange_us,insert_us,load_before,load_after" ] ||
+[ "$(head -1 "$T/recovery-floor.csv")" = "variant,backend,ranks,pairs,repetition,phase,recovery_us,floor_us,ratio,table_bytes,exchange_bytes,win_allocate_us,memcpy_us,alltoallv_us,memcpy_first_us,scan_us,exchange_us,insert_us,load_before,load_after,busy_before" ] ||
   fail "recovery-floor.csv header: $(head -1 "$T/recovery-floor.csv")"
 for ph in windows rereplicate total; do
   [ "$(grep -c "^recreate-copy,allocate,4,1000,[12],$ph,[0-9]*,[1-9][0-9]*,[0-9.]*," "$T/recovery-floor.csv")" -eq 2 ] ||
@@ -49,11 +49,11 @@ for ph in windows rereplicate total; do
 done
 # every row has the two copies' times and re-replication's parts (its scan
 # of 1,000 pairs' slots takes some microseconds)
-awk -F, 'NR > 1 && !/^#/ && (NF != 20 || $13 < 1 || $15 < 1 || $16 < 1) {bad = 1} END {exit bad}' \
+awk -F, 'NR > 1 && !/^#/ && (NF != 21 || $13 < 1 || $15 < 1 || $16 < 1) {bad = 1} END {exit bad}' \
   "$T/recovery-floor.csv" || fail "recovery-floor.csv copies or parts: $(cat "$T/recovery-floor.csv")"
-[ "$(grep -c '^recreate-[a-z]*,b,2,2,[123],[1-9][0-9]*,[1-9][0-9]*,-\?[0-9.]*,[0-9.]*,[0-9.]*$' "$T/ftcost.csv")" -eq 9 ] ||
+[ "$(grep -c '^recreate-[a-z]*,b,2,2,[123],[1-9][0-9]*,[1-9][0-9]*,-\?[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*$' "$T/ftcost.csv")" -eq 9 ] ||
   fail "ftcost.csv rows: $(cat "$T/ftcost.csv")"
-[ "$(grep -c '^[12],[12],8,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*$' "$T/firsttouch.csv")" -eq 4 ] || fail "firsttouch.csv rows: $(cat "$T/firsttouch.csv")"
+[ "$(grep -c '^[12],[12],8,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*$' "$T/firsttouch.csv")" -eq 4 ] || fail "firsttouch.csv rows: $(cat "$T/firsttouch.csv")"
 rev=$(git -C "$ROOT" rev-parse --short HEAD)
 for f in hotpath store-vs-raw ycsb recovery recovery-floor ftcost firsttouch; do
   m=$T/$f.meta
@@ -110,7 +110,7 @@ for m in 'cost,2,1000' 'overhead,4,100000,0,' 'overhead,4,100000,1,' 'restart,4,
 done
 grep -q 'checkpoint.csv: all 4 points' "$T/checkpoint.log" || fail "checkpoint: $(tail -3 "$T/checkpoint.log")"
 BENCH=taskapp bench env TASKAPP_OUT="$T/taskapp.csv" TASKAPP_SMALL=1 APPS=nqueens:9 REPS=1 VARIANTS=recreate-copy RANKSET=2 FREQS=10
-[ "$(grep -c ',pass,[0-9.]*,[0-9.]*$' "$T/taskapp.csv")" -eq 12 ] && [ "$(grep -c ',true,pass,' "$T/taskapp.csv")" -eq 12 ] &&
+[ "$(grep -c ',pass,[0-9.]*,[0-9.]*,[0-9.]*$' "$T/taskapp.csv")" -eq 12 ] && [ "$(grep -c ',true,pass,' "$T/taskapp.csv")" -eq 12 ] &&
   grep -q '^failure,nqueens,9,recreate-copy,allocate,4,2,50,0,1,1,' "$T/taskapp.csv" ||
   fail "taskapp.csv: $(cat "$T/taskapp.csv"); $(tail -3 "$T/taskapp.log")"
 # a chunk does not start a point longer than what is left of its budget
@@ -118,7 +118,7 @@ BENCH=taskapp bench env TASKAPP_OUT="$T/taskapp.csv" TASKAPP_SMALL=1 APPS=nqueen
 # fits runs one point, unless strict (make remeasure), where it waits
 fit() {  # CELLS_FIT: rows of cells a b c after one chunk of a minute
   # shellcheck disable=SC2030,SC2031,SC2317  # a subshell's own settings; key, run called by name
-  ( MINUTES=1 CELLS_FIT=$1 LOAD_WAIT=0
+  ( MINUTES=1 CELLS_FIT=$1 LOAD_WAIT=0 BUSY_SAMPLE=0.1
     # shellcheck source=experiments/bench/cells.sh
     . "$ROOT/experiments/bench/cells.sh"
     key() { echo "$1,$2,"; }; run() { echo "$1,$2,x"; }

@@ -34,7 +34,7 @@ header=$(sed -n 's/^| `progress.csv` | `\([^`]*\)`.*/\1/p' "$ROOT/docs/formats.m
 for s in tcp tcp-thread; do
   for h in 1 2; do
     for l in 1 2; do
-      n=$(grep -c "^$s,$h,$l,\(polling\|computing\),1,[a-z_]*,[1-9][0-9]*,[0-9]*\.[0-9]*,[0-9.]*,[0-9.]*$" "$PROGRESS_CSV")
+      n=$(grep -c "^$s,$h,$l,\(polling\|computing\),1,[a-z_]*,[1-9][0-9]*,[0-9]*\.[0-9]*,[0-9.]*,[0-9.]*,[0-9.]*$" "$PROGRESS_CSV")
       [ "$n" -eq 9 ] || fail "$s hosts $h launch $l: $n good rows, wanted 9: $(grep "^$s,$h,$l," "$PROGRESS_CSV")"
     done
   done
