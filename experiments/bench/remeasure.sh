@@ -16,10 +16,11 @@
 # again for the next chunk.  At the end it prints what is still stale and,
 # unless DRY, appends the chunk to results/bench/remeasure.log (start, end,
 # minutes, revision, how many files are still stale; then a line
-# "  file: NAME SECONDS s" for each file it ran): the log of a whole
-# re-measurement, chunk by chunk.  A file made whole (a record without
-# chunk: or resumed: lines) is not started in a chunk whose minutes left
-# are fewer than its last making took by this log.
+# "  file: NAME SECONDS s, whole|chunked" for each file it ran, whole when
+# its record has no chunk: or resumed: line, as for a benchmark that does
+# not resume): the log of a whole re-measurement, chunk by chunk.  A file
+# made whole is not started in a chunk whose minutes left are fewer than
+# its last making took by this log.
 #   ONLY='NAME.csv ...' limits it to those files; DRY=1 prints the plan.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,15 +42,16 @@ for f in "${stale[@]}"; do
   if [ "$left" -lt 1 ]; then echo "remeasure: the chunk is spent; the same command goes on"; break; fi
   # a file made whole (its record has no chunk: or resumed: line) waits for
   # a chunk that holds the time its last making took here
-  took=$(sed -n "s/^  file: ${f//./\\.} \([0-9]*\) s$/\1/p" results/bench/remeasure.log 2>/dev/null | tail -1)
-  if [ -n "$took" ] && ! grep -q '^chunk: \|^resumed:' "results/bench/${f%.csv}.meta" && [ $((took / 60 + 1)) -gt "$left" ]; then
+  took=$(sed -n "s/^  file: ${f//./\\.} \([0-9]*\) s, whole$/\1/p" results/bench/remeasure.log 2>/dev/null | tail -1)
+  if [ -n "$took" ] && [ $((took / 60 + 1)) -gt "$left" ]; then
     echo "remeasure: $f took $took s last time, more than the $left minutes left: the next chunk"; continue
   fi
   echo "remeasure: $f ($left minutes left): $cmd"
   [ "${DRY:-0}" = 1 ] && continue
   t0=$(date +%s)
   env MINUTES="$left" CELLS_FIT=strict bash -c "$cmd" || echo "remeasure: $f: the command exited $?"
-  ran+=("$f $(( $(date +%s) - t0 ))")
+  how=whole; grep -q '^chunk: \|^resumed:' "results/bench/${f%.csv}.meta" 2>/dev/null && how=chunked
+  ran+=("$f $(( $(date +%s) - t0 )) s, $how")
 done
 echo "remeasure: still stale:"
 python3 experiments/bench/report.py stale | tail -1
@@ -57,5 +59,5 @@ if [ "${DRY:-0}" != 1 ] && [ ${#ran[@]} -gt 0 ]; then
   now=$(date +%s)
   { echo "$(date -u -d "@$start" +%FT%TZ) to $(date -u -d "@$now" +%FT%TZ): $(( (now - start + 59) / 60 )) min at" \
       "$(git rev-parse --short HEAD); ran ${#ran[@]} files; $(python3 experiments/bench/report.py stale --names | wc -l) stale after"
-    printf '  file: %s s\n' "${ran[@]}"; } >> results/bench/remeasure.log
+    printf '  file: %s\n' "${ran[@]}"; } >> results/bench/remeasure.log
 fi
