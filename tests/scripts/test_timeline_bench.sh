@@ -13,6 +13,7 @@
 # run resumes (adds no row); every row has its loads; results/bench is untouched.  The variants are
 # the ones bench_timeline.sh names.
 set -uo pipefail
+export LOAD_WAIT=0 BUSY_SAMPLE=0.1   # a test times nothing: no wait for idle cores (cells.sh)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
