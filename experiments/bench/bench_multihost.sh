@@ -38,7 +38,8 @@
 #                 MH_BACKEND=create makes the windows with MPI_Win_create
 #                 (variant online then keeps its window through the loss).
 #                 MH_PARTS=soak alone resumes a file of the same header
-#                 (the seeds done are skipped), and MINUTES (0: no limit)
+#                 and record (scripts/provenance --matches; the seeds done
+#                 are skipped), and MINUTES (0: no limit)
 #                 stops it between runs, so it goes in chunks.
 # Before them scripts/mpiprobe classifies the MPI on the cluster (its record
 # beside the CSV, multihost.mpiprobe.json): recovery and soak runs need its
@@ -95,8 +96,11 @@ TMP=$KV_CLUSTER_DIR/work; mkdir -p "$TMP"
 trap '"$VC" down >/dev/null 2>&1; rm -rf "$KV_CLUSTER_DIR"' EXIT
 "$VC" up 3 --no-slurm >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log" >&2; exit 1; }
 mkdir -p "$(dirname "$OUT")"
-if [ "$PARTS" = soak ] && [ -s "$OUT" ] && [ "$(head -1 "$OUT")" = "$HEADER" ]; then
-  # a soak alone resumes, as make soak does: the seeds done are skipped
+if [ "$PARTS" = soak ] && [ -s "$OUT" ] && [ "$(head -1 "$OUT")" = "$HEADER" ] &&
+   "$ROOT/scripts/provenance" --matches "${OUT%.csv}.meta" "$CMD"; then
+  # a soak alone resumes, as make soak does: the seeds done are skipped,
+  # when its record is what would be recorded now (the same measured code,
+  # build, machine and command: scripts/provenance), else it starts anew
   { echo "resumed:"; "$ROOT/scripts/provenance" "$CMD" | sed 's/^/  /'; } >> "${OUT%.csv}.meta"
 else
   echo "$HEADER" > "$OUT"
