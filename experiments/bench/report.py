@@ -1064,7 +1064,23 @@ def stale_reasons(name, now, head="HEAD"):
         why.append("another MPI build")
     if any(h != host for h in benchfiles.values(path, "host")):
         why.append("another machine or kernel")
+    left = unfinished(name)
+    if left:
+        why.append(f"unfinished: {left}")
     return why
+
+
+def unfinished(name):
+    """The last chunk line's "L of T left" when L > 0 (a benchmark stopped
+    at its budget: the same command resumes it), else None."""
+    try:
+        lines = open(record_path(name), encoding="utf-8").read().splitlines()
+    except OSError:
+        return None
+    chunks = [m for m in (re.match(r"chunk: .*, (\d+) of (\d+) left$", x.strip()) for x in lines) if m]
+    if chunks and int(chunks[-1].group(1)) > 0:
+        return f"{chunks[-1].group(1)} of {chunks[-1].group(2)} points left"
+    return None
 
 
 def kept(name):
@@ -1387,6 +1403,8 @@ def main():
     p.add_argument("--dir", help="the benchmark files' directory (default results/bench)")
     p.add_argument("--file", help="with one TABLE: read this CSV instead of the table's file in DIR")
     sub.add_parser("files", help="the documents with a marked region")
+    sub.add_parser("measured-for", help="the measured code of a result file, as git pathspecs "
+                   "(scripts/provenance --matches)").add_argument("name", metavar="NAME.csv")
     p = sub.add_parser("stale", help="the result files that no longer stand for the code, MPI and machine at hand")
     p.add_argument("--dir", help="the benchmark files' directory (default results/bench)")
     p.add_argument("--names", action="store_true", help="their names alone, one per line")
@@ -1398,6 +1416,9 @@ def main():
     try:
         if a.command == "files":
             print("\n".join(marked_files()))
+            return 0
+        if a.command == "measured-for":
+            print("\n".join(measured_for(a.name)))
             return 0
         if a.command == "stale":
             BENCH = os.path.abspath(a.dir) if a.dir else BENCH
