@@ -37,6 +37,7 @@ import importlib.util
 import math
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -1080,6 +1081,18 @@ def unfinished(name):
     chunks = [m for m in (re.match(r"chunk: .*, (\d+) of (\d+) left$", x.strip()) for x in lines) if m]
     if chunks and int(chunks[-1].group(1)) > 0:
         return f"{chunks[-1].group(1)} of {chunks[-1].group(2)} points left"
+    # a soak across hosts (bench_multihost.sh) writes no chunk lines: its
+    # command's MH_RUNS per variant of MH_VARIANTS, against its soak rows
+    cmd = next(iter(benchfiles.values(record_path(name), "command")), "")
+    try:
+        env = dict(w.split("=", 1) for w in shlex.split(cmd) if "=" in w)
+    except ValueError:
+        return None
+    if env.get("MH_PARTS") == "soak" and "MH_RUNS" in env and "MH_VARIANTS" in env:
+        want = int(env["MH_RUNS"]) * len(env["MH_VARIANTS"].split())
+        have = sum(1 for x in rows(name) if x.get("kind") == "soak")
+        if have < want:
+            return f"{want - have} of {want} runs left"
     return None
 
 
