@@ -969,9 +969,20 @@ def provenance():
 # result files they name.
 _LINES = [line.strip() for line in open(os.path.join(ROOT, "scripts", "measured-paths"))
           if line.strip() and not line.startswith("#")]
-MEASURED = tuple(x for x in _LINES if not x.startswith("only "))
+MEASURED = tuple(x for x in _LINES if not x.startswith(("only ", "set ")))
 NARROWED = ("experiments/bench", "experiments/taskapp", "scripts")   # by the only-lines
-ONLY = [(g.split(), p.split()) for g, _, p in (x[len("only "):].partition(":") for x in _LINES if x.startswith("only "))]
+_SETS = {}   # "set NAME: PATH...": @NAME in a later line stands for the paths
+
+
+def _paths(words):
+    return [p for w in words.split() for p in (_SETS[w[1:]] if w.startswith("@") else [w])]
+
+
+for _x in _LINES:
+    if _x.startswith("set "):
+        _name, _, _words = _x[len("set "):].partition(":")
+        _SETS[_name.strip()] = _paths(_words)
+ONLY = [(g.split(), _paths(p)) for g, _, p in (x[len("only "):].partition(":") for x in _LINES if x.startswith("only "))]
 
 
 def measured_for(name):
@@ -1074,13 +1085,9 @@ def stale_reasons(name, now, head="HEAD"):
 def unfinished(name):
     """The last chunk line's "L of T left" when L > 0 (a benchmark stopped
     at its budget: the same command resumes it), else None."""
-    try:
-        lines = open(record_path(name), encoding="utf-8").read().splitlines()
-    except OSError:
-        return None
-    chunks = [m for m in (re.match(r"chunk: .*, (\d+) of (\d+) left$", x.strip()) for x in lines) if m]
-    if chunks and int(chunks[-1].group(1)) > 0:
-        return f"{chunks[-1].group(1)} of {chunks[-1].group(2)} points left"
+    chunks = chunk_lines(name)
+    if chunks and int(chunks[-1].group(3)) > 0:
+        return f"{chunks[-1].group(3)} of {chunks[-1].group(4)} points left"
     # a soak across hosts (bench_multihost.sh) writes no chunk lines: its
     # command's MH_RUNS per variant of MH_VARIANTS, against its soak rows
     cmd = next(iter(benchfiles.values(record_path(name), "command")), "")
@@ -1102,14 +1109,21 @@ def kept(name):
     return next(iter(benchfiles.values(meta_path(name), "kept")), None)
 
 
-def made_in(name):
-    """Seconds that making result file name took, from its record's chunk
-    lines (cells.sh), or None when it has none."""
+def chunk_lines(name):
+    """The chunk lines of result file name's record (cells.sh), as
+    matches of (points, seconds, left, total)."""
     try:
         lines = open(record_path(name), encoding="utf-8").read().splitlines()
     except OSError:
-        return None
-    spent = [int(m.group(1)) for m in (re.match(r"chunk: \d+ points in (\d+) s", x.strip()) for x in lines) if m]
+        return []
+    return [m for m in (re.match(r"chunk: (\d+) points in (\d+) s.*, (\d+) of (\d+) left$", x.strip())
+                        for x in lines) if m]
+
+
+def made_in(name):
+    """Seconds that making result file name took, from its record's chunk
+    lines (cells.sh), or None when it has none."""
+    spent = [int(m.group(2)) for m in chunk_lines(name)]
     return sum(spent) if spent else None
 
 
