@@ -1052,10 +1052,14 @@ def left_out(what, *names):
 
 
 def stale_reasons(name, now, head="HEAD"):
-    """Why result file name no longer stands for the code at head on this
-    machine and MPI (now: here()'s pair), [] when it does: no record, a
-    file of mixed records (mixes), the measured code changed since, a
-    revision with edits to it, another MPI build, another machine."""
+    """Why result file name no longer stands for the code at head and this
+    MPI build (now: here()'s pair), [] when it does: no record, a file of
+    mixed records (mixes), the measured code changed since, a revision with
+    edits to it, another MPI build, points or runs left.  The machine is
+    not a reason: a file stands for the machine its record names (a resume
+    on another starts anew, so none mixes two), and this VM's kernel build
+    changes between working days, longer than a re-measurement takes;
+    elsewhere() lists the files of other machines apart."""
     path = record_path(name)
     if not os.path.exists(path):
         return ["no record"]
@@ -1071,11 +1075,8 @@ def stale_reasons(name, now, head="HEAD"):
         why.append(f"the measured code changed since {', '.join(since)}")
     if any(rc not in (0, 1) for rc in to_head.values()):
         why.append("git does not know a revision")
-    mpi, host = now
-    if any(m != mpi for m in benchfiles.values(path, "mpi")):
+    if any(m != now[0] for m in benchfiles.values(path, "mpi")):
         why.append("another MPI build")
-    if any(h != host for h in benchfiles.values(path, "host")):
-        why.append("another machine or kernel")
     left = unfinished(name)
     if left:
         why.append(f"unfinished: {left}")
@@ -1101,6 +1102,13 @@ def unfinished(name):
         if have < want:
             return f"{want - have} of {want} runs left"
     return None
+
+
+def elsewhere(name, now):
+    """The machine result file name was made on when it is not this one
+    (now: here()'s pair), else None."""
+    hosts = sorted(set(benchfiles.values(record_path(name), "host")) - {now[1]})
+    return ", ".join(hosts) or None
 
 
 def kept(name):
@@ -1129,15 +1137,18 @@ def made_in(name):
 
 def cmd_stale(names_only=False):
     """Every result file of BENCH that no longer stands for the current
-    code, MPI build and machine, with why; the files kept as history
-    apart; the count at the end."""
+    code and MPI build, with why; the files kept as history and those
+    made on other machines apart; the count at the end."""
     now = here()
     names = sorted(n for n in os.listdir(BENCH) if n.endswith(".csv"))
-    n, history, timed = 0, [], []
+    n, history, timed, machines = 0, [], [], {}
     for name in names:
         if kept(name):
             history.append(name)
             continue
+        other = elsewhere(name, now)
+        if other:
+            machines.setdefault(other, []).append(name)
         why = stale_reasons(name, now)
         if why:
             n += 1
@@ -1153,6 +1164,9 @@ def cmd_stale(names_only=False):
               f"{len(timed) - len(known)} others are not timed")
     if history:
         print(f"kept as history (their records say why): {', '.join(history)}")
+    for host, files in sorted(machines.items()):
+        print(f"made on another machine ({host}; each stands for its own, and a table that would "
+              f"join it with another machine's file says so): {', '.join(files)}")
     print(f"{n} of {len(names) - len(history)} result files stale (revision {subprocess.run(['git', '-C', ROOT, 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}, {now[0]}, {now[1]})")
     return 0
 
