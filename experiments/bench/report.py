@@ -969,8 +969,8 @@ def provenance():
 # result files they name.
 _LINES = [line.strip() for line in open(os.path.join(ROOT, "scripts", "measured-paths"))
           if line.strip() and not line.startswith("#")]
-MEASURED = tuple(x for x in _LINES if not x.startswith(("only ", "set ")))
-NARROWED = ("experiments/bench", "experiments/taskapp", "scripts")   # by the only-lines
+MEASURED = tuple(x for x in _LINES if not x.startswith(("only ", "set ", "narrow:")))
+NARROWED = tuple(w for x in _LINES if x.startswith("narrow:") for w in x[len("narrow:"):].split())
 _SETS = {}   # "set NAME: PATH...": @NAME in a later line stands for the paths
 
 
