@@ -1113,8 +1113,9 @@ def elsewhere(name, now):
 
 def kept(name):
     """Why result file name is kept as history (a "kept:" line in its
-    record: measured on code since changed, on purpose), or None."""
-    return next(iter(benchfiles.values(meta_path(name), "kept")), None)
+    record, which the bins of NAME.csv share: measured on code since
+    changed, on purpose), or None."""
+    return next(iter(benchfiles.values(record_path(name), "kept")), None)
 
 
 def chunk_lines(name):
