@@ -825,7 +825,7 @@ def variants():
     return table(["variant", "soak runs", "hung [95% CI]", "worst 10 ms bin / failure-free",
                   "kill to full redundancy (ms)", "recovery: lines", "MPI calls", "Open MPI patch lines"],
                  body) + ["From " + ", ".join(f"{n} ({', '.join(revs[n])})" for n in files)
-                          + f" and the source at hand; {said}."]
+                          + f" and the source at hand; {said}."] + [x for x in [machines_note(files)] if x]
 
 
 # What each history scenario does to the run (tests/history/run.sh), as
@@ -857,7 +857,8 @@ def faults():
     names = sorted(n for n in os.listdir(BENCH) if n.startswith("multihost") and n.endswith(".csv"))
     base = rows("soak.csv")
     for x in base:
-        g[(x["scenario"], 1, x["variant"], x["backend"])].append((x["outcome"], x.get("detect_ms", "NA")))
+        g[(x["scenario"], 1, x["variant"], x["backend"], machine("soak.csv"))].append(
+            (x["outcome"], x.get("detect_ms", "NA")))
     if base:
         used.append("soak.csv")
         ref = meta("soak.csv")
@@ -880,14 +881,14 @@ def faults():
         used.append(n)
         for x in r:
             det = nums([x["detect_us"]])
-            g[(x["operation"], int(x["hosts"]), x["variant"], x["backend"])].append(
+            g[(x["operation"], int(x["hosts"]), x["variant"], x["backend"], machine(n))].append(
                 (x["outcome"], det[0] / 1e3 if det else "NA"))
     order = list(FAULTS)
     body = []
-    for (sc, h, v, b), out in sorted(g.items(), key=lambda kv: (order.index(kv[0][0]) if kv[0][0] in order
-                                                                 else len(order), kv[0][1:])):
+    for (sc, h, v, b, m), out in sorted(g.items(), key=lambda kv: (order.index(kv[0][0]) if kv[0][0] in order
+                                                                    else len(order), kv[0][1:])):
         c = collections.Counter(o for o, _ in out)
-        body.append([FAULTS.get(sc, sc), h, v, b, len(out), *(c[o] for o in HISTORY_OUTCOMES),
+        body.append([FAULTS.get(sc, sc), h, v, b, m, len(out), *(c[o] for o in HISTORY_OUTCOMES),
                      hang_rate(c["hung"], len(out)), ci([d for _, d in out], "{:.0f}")])
     notes = ["From " + ", ".join(f"{n} ({', '.join(meta(n))})" for n in used) + "."]
     vanished = [d for (sc, *_), out in g.items() if sc == "vanish" for _, d in out]
@@ -901,8 +902,8 @@ def faults():
         notes.append("Left out, measured on other code (kvstore/ or patches/ differ): " + ", ".join(left) + ".")
     if history:
         notes.append(f"Kept as history, not in the table (`make stale` says why): {len(history)} files.")
-    return table(["fault", "hosts", "variant", "backend", "runs", *HISTORY_OUTCOMES, "hang rate [95% CI]",
-                  "detection (ms)"], body) + [""] + notes
+    return table(["fault", "hosts", "variant", "backend", "machine", "runs", *HISTORY_OUTCOMES,
+                  "hang rate [95% CI]", "detection (ms)"], body) + [""] + notes
 
 
 def silent_bound():
@@ -1109,6 +1110,24 @@ def elsewhere(name, now):
     (now: here()'s pair), else None."""
     hosts = sorted(set(benchfiles.values(record_path(name), "host")) - {now[1]})
     return ", ".join(hosts) or None
+
+
+def machine(name):
+    """The machine of result file name's record, short: the last part of
+    its host line (the kernel; cores and memory are the same here), or
+    "?" when it has none or several."""
+    hosts = set(benchfiles.values(record_path(name), "host"))
+    return hosts.pop().rsplit(", ", 1)[-1] if len(hosts) == 1 else "?"
+
+
+def machines_note(names):
+    """The sentence that says a table joins files of several machines
+    (each file's own), or None when they share one."""
+    by = {n: machine(n) for n in names}
+    if len(set(by.values())) < 2:
+        return None
+    return ("Made on " + str(len(set(by.values()))) + " machines (the kernel of each file's record): "
+            + ", ".join(f"{n} {m}" for n, m in by.items()) + "; no cell joins numbers of two of them.")
 
 
 def kept(name):
