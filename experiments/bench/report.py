@@ -1060,7 +1060,7 @@ def stale_reasons(name, now, head="HEAD"):
     not a reason: a file stands for the machine its record names (a resume
     on another starts anew, so none mixes two), and this VM's kernel build
     changes between working days, longer than a re-measurement takes;
-    elsewhere() lists the files of other machines apart."""
+    cmd_stale lists the files of other machines apart (machine)."""
     path = record_path(name)
     if not os.path.exists(path):
         return ["no record"]
@@ -1105,19 +1105,17 @@ def unfinished(name):
     return None
 
 
-def elsewhere(name, now):
-    """The machine result file name was made on when it is not this one
-    (now: here()'s pair), else None."""
-    hosts = sorted(set(benchfiles.values(record_path(name), "host")) - {now[1]})
-    return ", ".join(hosts) or None
+def short_host(host):
+    """A record's host line, short: its last part (the kernel; cores and
+    memory are the same here)."""
+    return host.rsplit(", ", 1)[-1]
 
 
 def machine(name):
-    """The machine of result file name's record, short: the last part of
-    its host line (the kernel; cores and memory are the same here), or
-    "?" when it has none or several."""
+    """The machine of result file name's record (short_host), or "?" when
+    it has none or several."""
     hosts = set(benchfiles.values(record_path(name), "host"))
-    return hosts.pop().rsplit(", ", 1)[-1] if len(hosts) == 1 else "?"
+    return short_host(hosts.pop()) if len(hosts) == 1 else "?"
 
 
 def machines_note(names):
@@ -1166,8 +1164,8 @@ def cmd_stale(names_only=False):
         if kept(name):
             history.append(name)
             continue
-        other = elsewhere(name, now)
-        if other:
+        other = machine(name)
+        if other not in ("?", short_host(now[1])):  # "?": no record, or mixed (stale_reasons says)
             machines.setdefault(other, []).append(name)
         why = stale_reasons(name, now)
         if why:
@@ -1466,7 +1464,7 @@ def main():
     sub.add_parser("files", help="the documents with a marked region")
     sub.add_parser("measured-for", help="the measured code of a result file, as git pathspecs "
                    "(scripts/provenance --matches)").add_argument("name", metavar="NAME.csv")
-    p = sub.add_parser("stale", help="the result files that no longer stand for the code, MPI and machine at hand")
+    p = sub.add_parser("stale", help="the result files that no longer stand for the code and MPI at hand")
     p.add_argument("--dir", help="the benchmark files' directory (default results/bench)")
     p.add_argument("--names", action="store_true", help="their names alone, one per line")
     for name in ("update", "check"):
