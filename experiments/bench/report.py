@@ -665,6 +665,11 @@ def taskapp():
     return report_taskapp.taskapp_table(rows("taskapp.csv"), table, stats)
 
 
+def soak_taskapp():
+    """The task runtime under kills at random instants (report_taskapp.py)."""
+    return report_taskapp.soak_table(rows("soak-taskapp.csv"), table)
+
+
 MPI_CALL = re.compile(r"\bMPIX?_[A-Z][a-z_]*\s*\(")
 # Calls every member must make together: a failure in one stops them all.
 COLLECTIVES = {"MPI_Allreduce", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Bcast",
@@ -1370,8 +1375,8 @@ TABLES = {"store-vs-raw": store_vs_raw, "hotpath": hotpath, "readpath-gap": read
           "soak-online": lambda: soak("soak-online.csv"), "hangs-rdma": lambda: soak("hangs-rdma.csv"), "checkpoint": checkpoint,
           "proposed": proposed, "redis": redis, "multihost": multihost,
           "multihost-node": lambda: multihost("multihost-node.csv"),
-          "multihost-node-create": lambda: multihost("multihost-node-create.csv"), "taskapp": taskapp, "loc": loc,
-          "mpiprobe": mpiprobe, "silentnode": silentnode, "uct": uct, "progress": progress,
+          "multihost-node-create": lambda: multihost("multihost-node-create.csv"), "taskapp": taskapp, "soak-taskapp": soak_taskapp,
+          "loc": loc, "mpiprobe": mpiprobe, "silentnode": silentnode, "uct": uct, "progress": progress,
           "timeline": timeline, "timeline-3hosts": lambda: timeline("timeline-3hosts.csv"),
           "timeline-create": lambda: timeline("timeline-create.csv"),
           "timeline-3hosts-create": lambda: timeline("timeline-3hosts-create.csv"),
@@ -1388,7 +1393,8 @@ PRIMARY = {"store-vs-raw": "store-vs-raw.csv", "hotpath": "hotpath.csv", "recove
            "soak-online": "soak-online.csv", "hangs-rdma": "hangs-rdma.csv",
            "checkpoint": "checkpoint.csv", "proposed": "proposed.csv", "redis": "redis.csv",
            "multihost": "multihost.csv", "multihost-node": "multihost-node.csv",
-           "multihost-node-create": "multihost-node-create.csv", "taskapp": "taskapp.csv", "mpiprobe": "mpiprobe.csv",
+           "multihost-node-create": "multihost-node-create.csv", "taskapp": "taskapp.csv",
+           "soak-taskapp": "soak-taskapp.csv", "mpiprobe": "mpiprobe.csv",
            "silentnode": "silentnode.csv", "uct": "uct.csv", "progress": "progress.csv",
            "timeline": "timeline.csv", "timeline-3hosts": "timeline-3hosts.csv",
            "timeline-create": "timeline-create.csv", "timeline-3hosts-create": "timeline-3hosts-create.csv",

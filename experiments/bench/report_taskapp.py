@@ -60,3 +60,19 @@ def taskapp_table(rows, table, stats):
                   "brackets (none with one repetition); a failure's cost per repetition is its time with a "
                   "kill minus its time without; the overhead is the ratio of the medians. `none` is the "
                   "same code not resilient (r = 1, no state in the store).", ""]
+
+
+def soak_table(rows, table):
+    """Markdown lines of results/bench/soak-taskapp.csv (soak_taskapp.sh): per
+    application and variant, the runs, the kills sent, and each outcome's count."""
+    if not rows:
+        return []
+    outcomes = sorted({r["outcome"] for r in rows}, key=lambda o: (o != "pass", o))
+    body = []
+    for app, size, v in sorted({(r["app"], r["size"], r["variant"]) for r in rows}):
+        rs = [r for r in rows if (r["app"], r["size"], r["variant"]) == (app, size, v)]
+        body.append([f"{app} {size}", v, len(rs), sum(int(r["kills"]) for r in rs)] +
+                    [sum(r["outcome"] == o for r in rs) for o in outcomes])
+    return table(["application", "variant", "runs", "kills"] + outcomes, body) + [
+        "A run passes with the published answer and every kill it was sent; every outcome met is a "
+        "column (soak_taskapp.sh names them all).", ""]

@@ -7,8 +7,13 @@
 # recreate-copy checkpoint-restart; the last checkpoints every 50 ms, so
 # that cuts fall inside steals, and its killed job is restarted to
 # restore), while kv_inject SIGKILLs one rank (or, every fourth run,
-# two ranks one after the other) at a random instant drawn from the seed,
-# 0.8-4 s into the run: inside a kv_ call, a commit, a steal or a recovery
+# two ranks one after the other) at a random instant drawn from the seed:
+# 20-80% into the solve of a failure-free run (measured first: one run of
+# each application and variant, its run phase in soak-taskapp.meta), and
+# with two kills the first 20-40% in (the second follows at twice that),
+# counted from the moment every rank has started, so the kills fall inside
+# the solve however fast the runtime gets: inside a kv_ call, a commit, a
+# steal or a recovery
 # as it falls, not only between tasks like the in-process injector.  A run
 # passes when kvrun says PASS, the answer is the published one (the
 # driver's verdict) and kills.csv holds the kills; outcomes: pass, wrong
@@ -29,13 +34,28 @@ read -r -a VARS <<< "${VARIANTS:-proposed recreate-copy checkpoint-restart}"
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 "$ROOT/scripts/provenance" "SET=taskapp RUNS=$RUNS RANKS=$RANKS VARIANTS='${VARS[*]}' make soak" > "${OUT%.csv}.meta"
 echo "app,size,variant,ranks,seed,kills,outcome,tasks_redone,seconds" > "$OUT"
+app_of() {  # the application of a seed's run: by turns of len(VARS) runs, so every variant meets both
+  if [ $((($1 / ${#VARS[@]}) % 2)) = 1 ]; then echo "uts T1"; else echo "nqueens 15"; fi
+}
+declare -A LEN  # "app size variant" -> seconds of a failure-free run's run phase (meta.json run_s)
+for v in "${VARS[@]}"; do
+  for app in "nqueens 15" "uts T1"; do
+    set -- $app; d=$W/calibrate; rm -rf "$d"; mkdir -p "$d"
+    extra=(); [ "$v" = checkpoint-restart ] && extra=(store.replicas=1 store.checkpoint_dir="$d/ckpt" driver.checkpoint_s=0.05)
+    "$ROOT/scripts/kvrun" -n "$RANKS" --timeout 240 -- "$BIN/kv_driver" workload.kind=taskapp workload.app=$1 \
+      workload.size=$2 store.variant="$v" store.slots_per_rank=8192 store.max_value=4096 driver.progress=0 \
+      driver.out="$d" "${extra[@]}" > "$d/run.log" 2>&1 || { echo "soak_taskapp: the failure-free run of $app $v failed" >&2; exit 1; }
+    LEN[$app $v]=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['taskapp']['run_s'])" \
+                     "$d/meta.json") || { echo "soak_taskapp: no run_s in $d/meta.json" >&2; exit 1; }
+    echo "failure-free: $app $v ${LEN[$app $v]} s" >> "${OUT%.csv}.meta"
+  done
+done
 for seed in $(seq 1 "$RUNS"); do
   v=${VARS[$((seed % ${#VARS[@]}))]}
-  # the application by turns of len(VARS) runs, so every variant meets both
-  if [ $(((seed / ${#VARS[@]}) % 2)) = 1 ]; then app=uts size=T1; else app=nqueens size=15; fi
+  read -r app size <<< "$(app_of "$seed")"
   count=$(( seed % 4 == 1 ? 2 : 1 ))
   [ "$v" = checkpoint-restart ] && count=1  # the kill ends the job
-  at=$(python3 -c "import random; random.seed($seed); print(round(random.uniform(0.8, 4.0), 2))")
+  at=$(python3 -c "import random; random.seed($seed); print(round(random.uniform(0.2, 0.8 / $count) * ${LEN[$app $size $v]}, 2))")
   d=$W/$seed; mkdir -p "$d"
   "$BIN/kv_inject" --pids "$d/pids" --nranks "$RANKS" --max-simultaneous 1 --log "$d/kills.csv" \
     --schedule "target=random:1; count=$count; when=time:$at; seed=$seed" --schedule-out "$d/schedule-ext.csv" \
