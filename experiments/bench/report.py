@@ -1158,6 +1158,16 @@ def made_in(name):
     return sum(spent) if spent else None
 
 
+def remeasure_chunks():
+    """(start, end, minutes) of each chunk remeasure.sh logged."""
+    path = bench_path("remeasure.log")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [(m.group(1), m.group(2), int(m.group(3))) for m in
+                (re.match(r"(\S+) to (\S+): (\d+) min at ", x) for x in f) if m]
+
+
 def cmd_stale(names_only=False):
     """Every result file of BENCH that no longer stands for the current
     code and MPI build, with why; the files kept as history and those
@@ -1185,6 +1195,10 @@ def cmd_stale(names_only=False):
     if known:
         print(f"the {len(known)} stale files whose records time them took {sum(known) / 3600:.1f} h to make; "
               f"{len(timed) - len(known)} others are not timed")
+    chunks = remeasure_chunks()
+    if chunks:
+        print(f"remeasure.log: {len(chunks)} chunks from {chunks[0][0]} to {chunks[-1][1]}, "
+              f"{sum(c[2] for c in chunks) / 60:.1f} h in all, the longest {max(c[2] for c in chunks)} min")
     if history:
         print(f"kept as history (their records say why): {', '.join(history)}")
     for host, files in sorted(machines.items()):
