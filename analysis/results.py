@@ -47,7 +47,7 @@ TABLES = {
                      ("detect_us", "f"), ("revoke_us", "f"), ("shrink_us", "f"),
                      ("agree_us", "f"), ("windows_us", "f"), ("rereplicate_us", "f"),
                      ("total_us", "f"), ("pairs_restored", "i"), ("restarts", "i"),
-                     ("stopped_us", "f")],
+                     ("stopped_us", "f"), ("spawn_us", "f")],
     "kills.csv": [("kill", "i"), ("target_rank", "i"), ("pid", "i"), ("host", "s"),
                   ("signal", "s"), ("role", "s"), ("time_ns", "i")],
 }
@@ -65,7 +65,8 @@ LEGACY = {
         (TABLES["kills.csv"][:5] + [("time_s", "f")],
          lambda r: {**r, "role": "rank", "time_ns": _ns(r)}),
     ],
-    "recovery.csv": [(TABLES["recovery.csv"][:-1], lambda r: {**r, "stopped_us": None})],  # before stopped_us
+    "recovery.csv": [(TABLES["recovery.csv"][:-1], lambda r: {**r, "spawn_us": None}),  # before spawn_us
+                     (TABLES["recovery.csv"][:-2], lambda r: {**r, "stopped_us": None, "spawn_us": None})],
     "runs.csv": [([c for c in TABLES["runs.csv"] if not c[0].endswith("_seed")],
                   lambda r: {**r, "failure_seed": None, "workload_seed": None})],
 }

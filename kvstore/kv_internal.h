@@ -112,6 +112,7 @@ typedef enum {
     KVR_FREE_FIRST,  /* MPI_Win_free before the new window is made; may hang */
 } kvr_retire;
 
+struct kvr_ctx;
 typedef struct kvr_variant_ops {
     bool detects;  /* false: no failure detection, no recovery (variant none) */
     kvr_retire retire;
@@ -136,10 +137,15 @@ typedef struct kvr_variant_ops {
      * dead: KV_OK, or 1 when it cannot (then `make` makes a new one), or
      * an error.  NULL for the others. */
     int (*keep)(kv_store *s);
+    /* Variant respawn: after the shrink, new processes for the dead, merged
+     * into s->all after the survivors (variant_respawn.c). */
+    int (*grow)(kv_store *s, struct kvr_ctx *c);
+    /* Ranks of s->all without an id (spares, newcomers) take failed ids. */
+    bool takes_over;
 } kvr_variant_ops;
 
 extern const kvr_variant_ops kvr_none, kvr_recreate_copy, kvr_recreate_inplace,
-    kvr_recreate_free, kvr_spare, kvr_checkpoint, kvr_proposed, kvr_online;
+    kvr_recreate_free, kvr_spare, kvr_checkpoint, kvr_proposed, kvr_online, kvr_respawn;
 
 /* make of recreate-copy: a new window, the table copied in (or zeroed when
  * there is none yet). */
@@ -179,6 +185,10 @@ struct kv_store {
     int *all_ids;         /* id held by each rank of `all`, -1 for a spare */
     int nspares;          /* spares still idle */
     bool spare;           /* this process is an idle spare */
+    bool respawned;       /* a process variant respawn started (kv_is_respawned) */
+    char *respawn_exe;    /* variant respawn: what to spawn, and its arguments */
+    char **respawn_argv;  /* (pointers into cmdline, NULL-terminated) */
+    char *cmdline;
     bool closing;
 
     size_t slot_size, nslots, table_bytes, read_size;
@@ -200,8 +210,16 @@ struct kv_store {
     kvo_abandoned *abandoned;
     int nabandoned, cabandoned;
 
-    unsigned char *buf;   /* scratch slot image for gets */
+    /* Where RMA results land: slot images (buf, buf2) and the 8-byte
+     * results of reads and compare-and-swaps (words, KVO_W_*).  Never on
+     * the stack: over osc/rdma an operation whose wait a failure cut short
+     * can still complete later and write its result (ASan caught one
+     * writing into a returned kv_get's frame).  Every recovery gives the
+     * store new ones (kvo_renew_results) and leaves the old to such late
+     * writes. */
+    unsigned char *buf;
     unsigned char *buf2;
+    uint64_t *words;
 
     /* failure handling */
     bool failure_pending;   /* watchdog fired or revoke seen */
@@ -280,6 +298,9 @@ int kvo_map_ranks(kv_store *s);
 void kvo_set_ranks(kv_store *s, const int *id_node);
 /* The window's ranks are s->comm's now (a new window): s->target_of_id. */
 void kvo_map_targets(kv_store *s);
+/* New result buffers for s (ops.c; at every recovery), the old ones left
+ * allocated: KV_OK or KV_ERR_NOMEM. */
+int kvo_renew_results(kv_store *s);
 /* Set s->shm for the current window (see struct kv_store). */
 void kvo_map_shm(kv_store *s);
 
@@ -343,6 +364,18 @@ int kvr_share_affected(kv_store *s, kvr_ctx *c);
  * all did, else the local error or KV_ERR_INTERRUPTED, the same decision
  * at every survivor (an agreement is uniform even when a member dies). */
 int kvr_members_agree(kv_store *s, int local_rc);
+void kvr_ctx_free(kvr_ctx *c);
+/* A newcomer's part of the survivors' recovery, from the membership on
+ * (variant respawn; t0: when it started joining). */
+int kvr_recover_joined(kv_store *s, kvr_ctx *c, int64_t t0);
+/* variant_proposed.c: the window says whether a member failed, and is
+ * revoked (variant respawn detects as proposed does) */
+bool kvr_proposed_window_failed(kv_store *s);
+void kvr_proposed_revoke_window(kv_store *s);
+/* variant_respawn.c */
+int kvr_respawn_command(kv_store *s);
+int kvr_respawn_grow(kv_store *s, kvr_ctx *c);
+int kvr_respawn_join(kv_store *s, MPI_Comm parent, kvr_ctx *c);
 int kvr_cmp_u32(const void *a, const void *b);
 /* rereplicate.c: a pair in transit (re-replication exchange, checkpoint
  * files): this header, the key, the value, padded to 8 bytes. */

@@ -89,6 +89,10 @@ typedef enum kv_backend {
  *                      on who failed, and the lost copies are restored in
  *                      the background while reads and writes go on; needs
  *                      the patched Open MPI, as proposed does
+ *   respawn            new processes replace the dead (MPI_Comm_spawn of
+ *                      this program again; see kv_is_respawned): the store
+ *                      keeps its size and placement; detects and rebuilds
+ *                      as proposed does, so it needs the patched Open MPI
  */
 #define KV_VARIANTS(X)                            \
     X(NONE, "none")                               \
@@ -98,7 +102,8 @@ typedef enum kv_backend {
     X(SPARE, "spare")                             \
     X(PROPOSED, "proposed")                       \
     X(CHECKPOINT, "checkpoint-restart")           \
-    X(ONLINE, "online")
+    X(ONLINE, "online")                           \
+    X(RESPAWN, "respawn")
 
 typedef enum kv_variant {
 #define KV_VARIANT_ENUM_(id, name) KV_VARIANT_##id,
@@ -287,6 +292,18 @@ int kv_recover(kv_store *s);
  * use the store) or the store is closed (KV_ERR_CLOSED: call kv_close).
  */
 int kv_is_spare(const kv_store *s);
+/*
+ * Variant respawn: the store replaces a failed process with a new one, a
+ * run of the same program (its executable and arguments again, the KV_ and
+ * KVRUN_ environment, KV_RESPAWNED=1) placed where the job has room.  The
+ * new process opens the store as its predecessor did (kv_open with the
+ * same configuration, on its own MPI_COMM_WORLD): kv_open then joins the
+ * survivors' recovery and returns once it holds the failed member's id and
+ * copies, its communicator the store's (kv_comm) again; kv_is_respawned()
+ * is then true.  It must not redo what the program did before its first
+ * failure (load data, set up a run): the survivors are past that.
+ */
+int kv_is_respawned(const kv_store *s);
 int kv_spare_wait(kv_store *s);
 
 /* The store's communicator (survivors, spares excluded), this process's
@@ -322,7 +339,9 @@ const kv_config *kv_get_config(const kv_store *s);
     X(restore_full, "restored copies that found no free slot (lost there)")    \
     X(checkpoints, "kv_checkpoint calls completed (variant checkpoint-restart)") \
     X(lease_reads, "reads on another node made only to renew the fence's lease") \
-    X(fence_unrecorded, "recoveries that went on before MPI recorded a failure")
+    X(fence_unrecorded, "recoveries that went on before MPI recorded a failure") \
+    X(respawned, "processes spawned to replace failed ones (variant respawn)")  \
+    X(respawn_refused, "recoveries whose spawn the runtime refused (no room)")
 
 typedef struct kv_stats {
 #define KV_STATS_FIELD_(name, what) long long name;
@@ -340,7 +359,8 @@ typedef struct kv_recovery_times {
     int epoch;                  /* store epoch after this recovery */
     int failed;                 /* ranks that left in this recovery */
     int survivors;              /* ranks after it */
-    int64_t noticed_ns;         /* kv_wall_ns() when this rank noticed the failure */
+    int64_t noticed_ns;         /* kv_wall_ns() when this rank noticed the failure (0 on a
+                                 * replacement that joined this recovery: it did not) */
     double detect_us, revoke_us, shrink_us, agree_us, windows_us, rereplicate_us, total_us;
     long long pairs_restored;
     int restarts;               /* times this recovery restarted after a new failure */
@@ -352,6 +372,9 @@ typedef struct kv_recovery_times {
     double fence_us;            /* part of total_us across nodes: the wait for MPI to record
                                  * the failures, and the pause before serving again that
                                  * keeps a rank evicted alive from answering */
+    double spawn_us;            /* part of total_us, variant respawn: spawning the
+                                 * replacements, merging them in and handing them the
+                                 * store's state (on a replacement: from its start) */
     double stopped_us;          /* how long this rank served no operation: total_us where
                                  * every copy is restored before serving, the part before
                                  * the background copy for variant online */

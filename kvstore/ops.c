@@ -19,6 +19,9 @@
 #include <stdlib.h>
 
 #define KVO_MAX_R 16
+/* The result words of struct kv_store: a lease read, a lock's and a lock
+ * break's compare-and-swap, then one per lock released at once. */
+enum { KVO_W_LEASE, KVO_W_LOCK, KVO_W_BREAK, KVO_W_UNLOCK, KVO_WORDS = KVO_W_UNLOCK + 2 * KVO_MAX_R };
 #define KVO_SPIN_HOLDING 64   /* CAS attempts while holding other locks */
 
 typedef struct kvo_key {
@@ -79,6 +82,22 @@ static inline MPI_Aint slot_disp(const kv_store *s, uint32_t idx) {
 /* The slot after idx in a probe sequence (idx < nslots; no division). */
 static inline uint32_t next_slot(const kv_store *s, uint32_t idx) {
     return idx + 1 < s->nslots ? idx + 1 : 0;
+}
+
+int kvo_renew_results(kv_store *s) {
+    unsigned char *buf = malloc(s->slot_size), *buf2 = calloc(1, s->slot_size);
+    uint64_t *words = calloc(KVO_WORDS, sizeof *words);
+    if (!buf || !buf2 || !words) {
+        free(buf);
+        free(buf2);
+        free(words);
+        return KV_ERR_NOMEM;
+    }
+    /* the old ones stay allocated: a late result may still land there */
+    s->buf = buf;
+    s->buf2 = buf2;
+    s->words = words;
+    return KV_OK;
 }
 
 /* Fetch `bytes` of slot idx at rank into buf; flush. */
@@ -159,8 +178,8 @@ static int kvo_cas(kv_store *s, int rank, uint32_t idx, uint64_t cmp, uint64_t s
 static bool kvo_break_dead(kv_store *s, int rank, uint32_t idx, uint64_t word) {
     int64_t owner = KVS_LOCK_OWNER(word);
     if (owner < 0 || owner >= s->nids || s->rank_of_id[owner] >= 0) return false;
-    uint64_t was = 0;
-    if (kvo_cas(s, rank, idx, word, 0, &was) != KV_OK || was != word) return false;
+    uint64_t *was = &s->words[KVO_W_BREAK];
+    if (kvo_cas(s, rank, idx, word, 0, was) != KV_OK || *was != word) return false;
     s->st.locks_broken++;
     return true;
 }
@@ -209,8 +228,7 @@ static int kvo_lookup(kv_store *s, const kvo_key *k, int rank) {
 static int kvo_renew_lease(kv_store *s, const kvo_key *k, int64_t t0) {
     int id = kvf_off_node(s, k->ids, k->nrep);
     if (id < 0) return KV_OK;
-    unsigned char word[8];
-    int rc = kvo_read(s, s->target_of_id[id], k->home, sizeof word, word);
+    int rc = kvo_read(s, s->target_of_id[id], k->home, 8, (unsigned char *)&s->words[KVO_W_LEASE]);
     if (rc) return rc;
     s->st.lease_reads++;
     kvf_renew(s, t0);
@@ -338,7 +356,7 @@ static int kvo_cas(kv_store *s, int rank, uint32_t idx, uint64_t cmp, uint64_t s
  * bench_progress's write across hosts). */
 static void kvo_unlock_all(kv_store *s, kvo_rep *reps, int n) {
     const uint64_t zero = 0;
-    uint64_t was[KVO_MAX_R * 2];  /* one result each: none is read */
+    uint64_t *was = &s->words[KVO_W_UNLOCK];  /* one result each: none is read */
     int nwas = 0;
     for (int i = 0; i < n; i++) {
         for (int l = 0; l < reps[i].nlocks && !s->failure_pending; l++) {
@@ -372,8 +390,9 @@ static int kvo_lock(kv_store *s, kvo_rep *rep, uint32_t idx, bool holding) {
     uint64_t holder = 0;
     int64_t until = 0;
     for (int spin = 0;; spin++) {
-        uint64_t got = 0;
-        int rc = kvo_cas(s, rep->rank, idx, 0, me, &got);
+        uint64_t *gotp = &s->words[KVO_W_LOCK];
+        int rc = kvo_cas(s, rep->rank, idx, 0, me, gotp);
+        uint64_t got = *gotp;
         if (rc) return rc;
         if (got == 0) {
             rep->locks[rep->nlocks++] = idx;

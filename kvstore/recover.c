@@ -6,9 +6,11 @@
  *   revoke  revoke the watchdog and the store's communicator, so that
  *           every survivor stops its current operation and joins;
  *   shrink  MPIX_Comm_shrink: the survivors' communicator;
- *   agree   MPIX_Comm_agree: every survivor got through the shrink; ids of
- *           failed members follow from the shrunken group (spares take
- *           them over under variant spare); a new epoch begins;
+ *   agree   MPIX_Comm_agree: every survivor got through the shrink;
+ *   spawn   (variant respawn) new processes for the dead, merged in after
+ *           the survivors (variant_respawn.c); ids of failed members follow
+ *           from the survivors' (spares, and such newcomers, take them
+ *           over); a new epoch begins;
  *   windows the variant makes a window on the new communicator and
  *           disposes of the old one (kvr_windows);
  *   rereplicate  every slot lock is cleared (no operation is in flight
@@ -183,7 +185,7 @@ static int kvr_membership(kv_store *s, kvr_ctx *c) {
         if (s->all_ids[i] >= 0) held[s->all_ids[i]] = true;
     for (int i = 0; i < c->nold; i++)
         if (!held[c->old_ids[i]]) c->failed[c->old_ids[i]] = true;
-    if (s->cfg.variant == KV_VARIANT_SPARE) {  /* spares, in rank order, take failed ids */
+    if (s->vt->takes_over) {  /* spares (and newcomers), in rank order, take failed ids */
         int next = 0;
         for (int i = 0; i < s->all_size; i++) {
             if (s->all_ids[i] >= 0) continue;
@@ -200,9 +202,9 @@ static int kvr_membership(kv_store *s, kvr_ctx *c) {
     }
     s->nspares = 0;
     for (int i = 0; i < s->all_size; i++) s->nspares += s->all_ids[i] < 0;
-    if (s->nspares == 0) {
+    if (s->nspares == 0 && !s->vt->grow) {
         s->comm = s->all;
-    } else {
+    } else {  /* (respawn: in id order, so that a newcomer has its predecessor's rank) */
         int rc = MPI_Comm_split(s->all, s->my_id >= 0 ? 0 : MPI_UNDEFINED, s->my_id, &s->comm);
         if (rc != MPI_SUCCESS) return kvw_status(s, rc);
     }
@@ -448,12 +450,12 @@ static int kvr_conclude(kv_store *s, kvr_ctx *c, int local_rc) {
     return s->failure_pending ? KV_ERR_INTERRUPTED : KV_OK;
 }
 
-static int kvr_attempt(kv_store *s, kvr_ctx *c) {
-    KVR_TRACE(s, "recovery attempt %d", c->rt.restarts);
-    int rc = kvr_shrink(s, c);
-    if (rc) return rc;
+/* An attempt after the shrink (and the spawn): membership, windows,
+ * re-replication, the final agreement.  A newcomer (variant respawn)
+ * starts its first attempt here. */
+static int kvr_attempt_rest(kv_store *s, kvr_ctx *c) {
     int64_t t = kv_clock_ns();
-    rc = kvr_membership(s, c);
+    int rc = kvr_membership(s, c);
     c->rt.agree_us += us_since(t);
     if (rc) return rc;
     /* New watchdog before any RMA, so pushes notice a second failure. */
@@ -496,6 +498,13 @@ static int kvr_attempt(kv_store *s, kvr_ctx *c) {
     return kvr_conclude(s, c, rc);
 }
 
+static int kvr_attempt(kv_store *s, kvr_ctx *c) {
+    KVR_TRACE(s, "recovery attempt %d", c->rt.restarts);
+    int rc = kvr_shrink(s, c);
+    if (rc == KV_OK && s->vt->grow) rc = s->vt->grow(s, c);
+    return rc ? rc : kvr_attempt_rest(s, c);
+}
+
 void kvr_record(kv_store *s, const kv_recovery_times *rt) {
     if (s->nrec == s->crec) {
         int n = s->crec ? 2 * s->crec : 8;
@@ -505,6 +514,42 @@ void kvr_record(kv_store *s, const kv_recovery_times *rt) {
         s->crec = n;
     }
     s->rec[s->nrec++] = *rt;
+}
+
+void kvr_ctx_free(kvr_ctx *c) {
+    free(c->old_ids);
+    free(c->old_node);
+    free(c->failed);
+    free(c->homes);
+}
+
+/* Attempts until one is not interrupted (bounded), then the end of the
+ * recovery at this process: epoch, counts and times. */
+static int kvr_run(kv_store *s, kvr_ctx *c, int rc, int64_t t0) {
+    for (int attempt = c->rt.restarts; attempt < KVR_MAX_RESTARTS && rc == KV_ERR_INTERRUPTED; attempt++) {
+        c->rt.restarts = attempt;
+        rc = kvr_attempt(s, c);
+    }
+    s->naffected = 0;
+    s->failure_ns = 0;
+    for (int i = 0; i < s->nids; i++) c->rt.failed += c->failed[i];
+    if (rc == KV_OK) {
+        int64_t t = kv_clock_ns();
+        kvf_hold(s);  /* an evicted rank's lease runs out (fence.c) */
+        c->rt.fence_us += us_since(t);
+        s->epoch++;
+        s->st.recoveries++;
+        c->rt.epoch = s->epoch;
+        c->rt.survivors = s->size;
+        c->rt.total_us = us_since(t0);
+        c->rt.stopped_us = c->rt.total_us;  /* online's background adds to total_us only */
+        /* online: recorded when the background ends (variant_online.c) */
+        if (s->vt->keep && s->my_id >= 0) rc = kvr_background_start(s, c);
+        else kvr_record(s, &c->rt);
+    }
+    kvr_ctx_free(c);
+    if (rc != KV_OK) return rc;
+    return s->size < s->cfg.replicas ? KV_WARN_DEGRADED : KV_OK;
 }
 
 int kvr_recover(kv_store *s) {
@@ -517,9 +562,7 @@ int kvr_recover(kv_store *s) {
     c.old_node = malloc((size_t)(s->nids + 1) * sizeof(int));
     c.failed = calloc((size_t)s->nids + 1, sizeof(bool));
     if (!c.old_ids || !c.old_node || !c.failed) {
-        free(c.old_ids);
-        free(c.old_node);
-        free(c.failed);
+        kvr_ctx_free(&c);
         return KV_ERR_NOMEM;
     }
     /* Spares know the member list from the last recovery they served. */
@@ -528,34 +571,19 @@ int kvr_recover(kv_store *s) {
     c.nold = s->size;
     c.old_by_node = s->place_by_node;
     kvr_background_drop(s);  /* online: a second failure; it starts again below */
-    int rc = KV_ERR_INTERRUPTED;
-    for (int attempt = 0; attempt < KVR_MAX_RESTARTS && rc == KV_ERR_INTERRUPTED; attempt++) {
-        c.rt.restarts = attempt;
-        rc = kvr_attempt(s, &c);
+    if (kvo_renew_results(s) != KV_OK) {  /* an RMA call cut short may still write the old */
+        kvr_ctx_free(&c);
+        return KV_ERR_NOMEM;
     }
-    s->naffected = 0;
-    s->failure_ns = 0;
-    for (int i = 0; i < s->nids; i++) c.rt.failed += c.failed[i];
-    if (rc == KV_OK) {
-        int64_t t = kv_clock_ns();
-        kvf_hold(s);  /* an evicted rank's lease runs out (fence.c) */
-        c.rt.fence_us += us_since(t);
-        s->epoch++;
-        s->st.recoveries++;
-        c.rt.epoch = s->epoch;
-        c.rt.survivors = s->size;
-        c.rt.total_us = us_since(t0);
-        c.rt.stopped_us = c.rt.total_us;  /* online's background adds to total_us only */
-        /* online: recorded when the background ends (variant_online.c) */
-        if (s->vt->keep && s->my_id >= 0) rc = kvr_background_start(s, &c);
-        else kvr_record(s, &c.rt);
-    }
-    free(c.old_ids);
-    free(c.old_node);
-    free(c.failed);
-    free(c.homes);
-    if (rc != KV_OK) return rc;
-    return s->size < s->cfg.replicas ? KV_WARN_DEGRADED : KV_OK;
+    return kvr_run(s, &c, KV_ERR_INTERRUPTED, t0);
+}
+
+int kvr_recover_joined(kv_store *s, kvr_ctx *c, int64_t t0) {
+    c->rt.noticed_ns = 0;  /* it was not there to notice */
+    c->rt.detect_us = -1;
+    int rc = s->failure_pending ? KV_ERR_INTERRUPTED : kvr_attempt_rest(s, c);
+    if (rc == KV_ERR_INTERRUPTED) c->rt.restarts = 1;  /* the next attempt is a whole one */
+    return kvr_run(s, c, rc, t0);
 }
 
 int kv_recover(kv_store *s) {

@@ -32,21 +32,36 @@ static const kvr_variant_ops *variant_ops(kv_variant v) {
 #ifdef OMPI_HAVE_MPIX_WIN_ACK_FAILED
     case KV_VARIANT_ONLINE: return &kvr_online;
 #endif
+#ifdef OMPI_HAVE_MPIX_WIN_FT
+    case KV_VARIANT_RESPAWN: return &kvr_respawn;
+#endif
     default: return NULL;  /* proposed or online without the patched Open MPI */
     }
 }
 
-static int open_check(MPI_Comm comm, const kv_config *cfg) {
+/* newcomer: a process that variant respawn started (its communicator holds
+ * the newcomers only; the store's size is the survivors'). */
+static int open_check(MPI_Comm comm, const kv_config *cfg, bool newcomer) {
     int size;
     MPI_Comm_size(comm, &size);
     int rc = kv_config_check(cfg, NULL, 0);
     if (rc == KV_OK && !variant_ops(cfg->variant)) rc = KV_ERR_UNSUPPORTED;
     if (rc == KV_OK && variant_ops(cfg->variant)->ft_rma) rc = kvr_proposed_enable();
-    if (rc == KV_OK && cfg->spares >= size) rc = KV_ERR_TOO_FEW_RANKS;
-    if (rc == KV_OK && cfg->replicas > size - cfg->spares) rc = KV_ERR_TOO_FEW_RANKS;
+    if (rc == KV_OK && !newcomer && cfg->spares >= size) rc = KV_ERR_TOO_FEW_RANKS;
+    if (rc == KV_OK && !newcomer && cfg->replicas > size - cfg->spares) rc = KV_ERR_TOO_FEW_RANKS;
     int all = rc;  /* every rank returns the same (most negative) status */
     MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
     return all;
+}
+
+/* The member maps, for n ids and ranks. */
+static int open_maps(kv_store *s, int n) {
+    s->live_ids = calloc((size_t)n, sizeof(int));
+    s->rank_of_id = calloc((size_t)n, sizeof(int));
+    s->target_of_id = calloc((size_t)n, sizeof(int));
+    s->node_of_id = calloc((size_t)n, sizeof(int));
+    s->all_ids = calloc((size_t)n, sizeof(int));
+    return s->live_ids && s->rank_of_id && s->target_of_id && s->node_of_id && s->all_ids ? KV_OK : KV_ERR_NOMEM;
 }
 
 static int open_members(kv_store *s) {
@@ -60,13 +75,7 @@ static int open_members(kv_store *s) {
         int rc = MPI_Comm_split(s->all, member ? 0 : MPI_UNDEFINED, s->all_rank, &s->comm);
         if (rc != MPI_SUCCESS) return KV_ERR_MPI;
     }
-    s->live_ids = calloc((size_t)s->all_size, sizeof(int));
-    s->rank_of_id = calloc((size_t)s->all_size, sizeof(int));
-    s->target_of_id = calloc((size_t)s->all_size, sizeof(int));
-    s->node_of_id = calloc((size_t)s->all_size, sizeof(int));
-    s->all_ids = calloc((size_t)s->all_size, sizeof(int));
-    if (!s->live_ids || !s->rank_of_id || !s->target_of_id || !s->node_of_id || !s->all_ids)
-        return KV_ERR_NOMEM;
+    if (open_maps(s, s->all_size)) return KV_ERR_NOMEM;
     for (int i = 0; i < s->all_size; i++) s->all_ids[i] = i < s->nids ? i : -1;
     if (!member) {
         s->my_id = -1;
@@ -89,9 +98,7 @@ static int open_table(kv_store *s) {
     /* First read of a slot: header, key and up to 128 value bytes. */
     size_t spec = s->cfg.max_value < 128 ? s->cfg.max_value : 128;
     s->read_size = KVS_HDR_SIZE + s->cfg.max_key + spec;
-    s->buf = malloc(s->slot_size);
-    s->buf2 = calloc(1, s->slot_size);
-    if (!s->buf || !s->buf2) return KV_ERR_NOMEM;
+    if (kvo_renew_results(s) != KV_OK) return KV_ERR_NOMEM;
     if (s->spare) return KV_OK;
     int rc = kvo_alloc_table(s, s->comm, s->table_bytes, &s->base, &s->win, &s->base_malloced, true);
     if (rc) return rc;
@@ -108,10 +115,14 @@ static void free_store(kv_store *s) {
     free(s->all_ids);
     free(s->buf);
     free(s->buf2);
+    free(s->words);
     free(s->abandoned);
     free(s->affected);
     free(s->rec);
     free(s->shm);
+    free(s->cmdline);
+    free(s->respawn_argv);
+    free(s->respawn_exe);
     free(s);
 }
 
@@ -125,13 +136,34 @@ static void keep_sigpipe_from_killing(void) {
         signal(SIGPIPE, SIG_IGN);
 }
 
+/* A process variant respawn started: it merges with the survivors, takes
+ * their state and configuration (recovery gives them to it), opens as far
+ * as an idle spare and runs the rest of their recovery with them, which
+ * gives it a failed member's id and that member's copies. */
+static int open_newcomer(kv_store *s, MPI_Comm parent) {
+    int64_t t0 = kv_clock_ns();
+    kvr_ctx c = {0};
+    int rc = kvr_respawn_join(s, parent, &c);
+    if (rc == KV_OK) rc = open_maps(s, s->nids > s->all_size ? s->nids : s->all_size);
+    if (rc == KV_OK) rc = open_table(s);
+    if (rc != KV_OK) {
+        kvr_ctx_free(&c);
+        return rc;
+    }
+    rc = kvr_recover_joined(s, &c, t0);
+    return rc == KV_WARN_DEGRADED ? KV_OK : rc;
+}
+
 int kv_open(MPI_Comm comm, const kv_config *cfg_in, kv_store **out) {
     if (!out || comm == MPI_COMM_NULL) return KV_ERR_ARG;
     *out = NULL;
     kv_config cfg;
     if (cfg_in) cfg = *cfg_in;
     else kv_config_default(&cfg);
-    int rc = open_check(comm, &cfg);
+    MPI_Comm parent = MPI_COMM_NULL;
+    const char *re = getenv("KV_RESPAWNED");
+    if (cfg.variant == KV_VARIANT_RESPAWN && re && strcmp(re, "1") == 0) MPI_Comm_get_parent(&parent);
+    int rc = open_check(comm, &cfg, parent != MPI_COMM_NULL);
     if (rc) return rc;
     kv_store *s = calloc(1, sizeof *s);
     if (!s) return KV_ERR_NOMEM;
@@ -140,9 +172,28 @@ int kv_open(MPI_Comm comm, const kv_config *cfg_in, kv_store **out) {
     s->watch = MPI_COMM_NULL;
     s->watch_req = MPI_REQUEST_NULL;
     s->win = MPI_WIN_NULL;
+    s->all = MPI_COMM_NULL;
+    s->comm = MPI_COMM_NULL;
     if (s->vt->detects) keep_sigpipe_from_killing();
     const char *tr = getenv("KV_TRACE");
     s->trace = tr && *tr && strcmp(tr, "0") != 0;
+    if (s->vt->grow && (rc = kvr_respawn_command(s)) != KV_OK) {
+        free_store(s);
+        return rc;
+    }
+    if (parent != MPI_COMM_NULL) {
+        rc = open_newcomer(s, parent);
+        if (rc != KV_OK) {
+            kvw_stop(s);
+            if (s->comm != s->all && s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
+            if (s->all != MPI_COMM_NULL) MPI_Comm_free(&s->all);
+            free_store(s);
+            return rc;
+        }
+        kvp_sde_init(s);
+        *out = s;
+        return KV_OK;
+    }
     MPI_Comm_dup(comm, &s->all);
     MPI_Comm_set_errhandler(s->all, MPI_ERRORS_RETURN);
     MPI_Comm_rank(s->all, &s->all_rank);
@@ -216,6 +267,7 @@ MPI_Comm kv_comm(const kv_store *s) { return s ? s->comm : MPI_COMM_NULL; }
 int kv_rank(const kv_store *s) { return s ? s->rank : -1; }
 int kv_size(const kv_store *s) { return s ? s->size : 0; }
 int kv_is_spare(const kv_store *s) { return s && s->spare; }
+int kv_is_respawned(const kv_store *s) { return s && s->respawned; }
 const kv_config *kv_get_config(const kv_store *s) { return s ? &s->cfg : NULL; }
 
 int kv_get_stats(const kv_store *s, kv_stats *out) {

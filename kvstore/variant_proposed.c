@@ -28,7 +28,7 @@
 #ifdef OMPI_HAVE_MPIX_WIN_FT
 /* For wait loops (a slot lock held by a dead writer, a barrier): has the
  * window a failed member, or was it revoked?  Both calls drive progress. */
-static bool window_failed(kv_store *s) {
+bool kvr_proposed_window_failed(kv_store *s) {
     if (s->win == MPI_WIN_NULL) return false;
     s->st.polls++;
     int revoked = 0, n = 0;
@@ -41,15 +41,15 @@ static bool window_failed(kv_store *s) {
 }
 
 /* The alarm: every member's next RMA call on the window fails. */
-static void revoke_window(kv_store *s) {
+void kvr_proposed_revoke_window(kv_store *s) {
     if (s->win != MPI_WIN_NULL) MPIX_Win_revoke(s->win);
 }
 
 /* recreate-copy's new window; the old one, revoked, is freed afterwards
  * (on osc/sm): the patched MPI_Win_free completes without the dead. */
 const kvr_variant_ops kvr_proposed = {.detects = true, .retire = KVR_FREE_AFTER,
-                                      .make = kvr_make_copy, .window_failed = window_failed,
-                                      .revoke_window = revoke_window, .ft_rma = true};
+                                      .make = kvr_make_copy, .window_failed = kvr_proposed_window_failed,
+                                      .revoke_window = kvr_proposed_revoke_window, .ft_rma = true};
 #endif
 
 int kvr_proposed_enable(void) {

@@ -16,7 +16,7 @@
 #include <time.h>
 
 /* A replacement has no table yet: kvr_make_copy gives it an empty one. */
-const kvr_variant_ops kvr_spare = {.detects = true, .retire = KVR_ABANDON, .make = kvr_make_copy};
+const kvr_variant_ops kvr_spare = {.detects = true, .retire = KVR_ABANDON, .make = kvr_make_copy, .takes_over = true};
 
 int kv_spare_wait(kv_store *s) {
     if (!s) return KV_ERR_ARG;

@@ -30,7 +30,10 @@ typedef struct drv_ctx {
     drv_settings *s;
     drv_rank *m;
     const struct drv_backend *be;
-    int rank, size;             /* in MPI_COMM_WORLD */
+    int rank, size;             /* in MPI_COMM_WORLD; a process the store spawned
+                                 * (respawned): the rank it took and the store's
+                                 * size, once the store is open */
+    int respawned;              /* variant respawn started this process for a dead one */
     int members;                /* ranks that hold data and run the workload */
     kv_store *kv;               /* the store, for the store backend; NULL otherwise */
     const char *variant;        /* meta.json's "variant" and "backend" */

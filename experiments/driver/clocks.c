@@ -41,6 +41,13 @@ void drv_hosts_init(drv_clocks *c) {
     free(all);
 }
 
+void drv_hosts_share(MPI_Comm comm, drv_clocks *c) {
+    MPI_Bcast(c, (int)sizeof *c, MPI_BYTE, 0, comm);
+    char me[DRV_HOST_LEN] = {0};
+    gethostname(me, sizeof me - 1);
+    c->mine = drv_host_index(c, me);
+}
+
 int drv_host_index(const drv_clocks *c, const char *name) {
     for (int i = 0; i < c->nhosts; i++)
         if (strcmp(c->h[i].name, name) == 0) return i;

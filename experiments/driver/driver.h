@@ -83,6 +83,9 @@ typedef struct drv_clocks {
     drv_clock_host h[DRV_MAX_HOSTS];
 } drv_clocks;
 void drv_hosts_init(drv_clocks *c);
+/* Every rank of comm takes comm's rank 0's table (collective over comm),
+ * its own host found again by name (-1: a host the table lacks). */
+void drv_hosts_share(MPI_Comm comm, drv_clocks *c);
 int drv_host_index(const drv_clocks *c, const char *name);
 void drv_clocks_measure(MPI_Comm comm, drv_clocks *c, int when);
 void drv_clock_offset(const drv_clocks *c, int h, int64_t *off, int64_t *unc);

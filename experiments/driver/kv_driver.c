@@ -25,7 +25,9 @@ static int fail_early(int rank, const char *msg) {
 
 /* Settings, checks and the run directory: "" or the message, on every rank. */
 static void prepare(int argc, char **argv, drv_ctx *x, char *err, size_t len) {
-    if (drv_parse(argc, argv, x->s, err, len) || drv_check(x->s, x->size, err, len)) return;
+    /* a respawned process's world is the newcomers: its rank counts were
+     * checked when the run started (nranks 0 skips them) */
+    if (drv_parse(argc, argv, x->s, err, len) || drv_check(x->s, x->respawned ? 0 : x->size, err, len)) return;
     if (x->rank == 0 && drv_mkdirs(x->s->out))
         snprintf(err, len, "cannot create the run directory %s", x->s->out);
     MPI_Bcast(err, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
@@ -56,6 +58,9 @@ int main(int argc, char **argv) {
     drv_ctx x = {.s = &s, .m = &m};
     MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &x.size);
+    MPI_Comm parent;
+    MPI_Comm_get_parent(&parent);
+    x.respawned = parent != MPI_COMM_NULL;  /* the store's open takes the parent over */
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         if (x.rank == 0) drv_usage(stdout);
         MPI_Finalize();
@@ -74,7 +79,7 @@ int main(int argc, char **argv) {
     drv_papi_init(&m);
     if (role == DRV_RUN && s.task.enabled) ta_workload(&x, 0);
     else if (role == DRV_RUN) workload(&x);
-    else if (role == DRV_SAT_OUT && s.task.enabled) ta_workload(&x, 1);  /* a spare joins the task run */
+    else if (role == DRV_SAT_OUT && s.task.enabled) ta_workload(&x, 1);  /* a replacement joins the task run */
     else m.papi_load[0] = m.papi_load[1] = m.papi_run[0] = m.papi_run[1] = -1;
     int bad = 0;
     if (role != DRV_DONE) {

@@ -166,12 +166,11 @@ static void gathered_free(drv_gathered *g) {
 }
 
 /* Timelines: rank, then nbins x 4 counters, gathered at root. */
-static void write_timeline(MPI_Comm comm, const drv_settings *s, drv_rank *m, int me) {
+/* wr in the next three: the rank a row names (drv_ctx's rank). */
+static void write_timeline(MPI_Comm comm, const drv_settings *s, drv_rank *m, int me, int wr) {
     int n = m->nbins * 4, size;
     MPI_Comm_size(comm, &size);
     long long *mine = malloc(sizeof(long long) * (size_t)(n + 1) + 1);
-    int wr;
-    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
     mine[0] = wr;
     for (int b = 0; b < m->nbins; b++) {
         mine[1 + 4 * b] = m->bins[b].ops;
@@ -209,12 +208,11 @@ int drv_read_kills(const drv_settings *s, drv_kill *k, int max) {
     return n;
 }
 
-enum { REC_FIELDS = 14, MAX_KILLS = 256 };
+enum { REC_FIELDS = 15, MAX_KILLS = 256 };
 
 static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank *m, kv_store *kv,
-                           int me) {
-    int wr, nrec = kv_recovery_count(kv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+                           int me, int wr) {
+    int nrec = kv_recovery_count(kv);
     /* The run's start as the members have it; an idle spare never ran the
      * workload and has 0 (its notices would otherwise be measured from 1970). */
     int64_t start = m->run_start_wall_ns;
@@ -229,7 +227,7 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank 
             (double)(drv_on_reference(&m->clocks, m->clocks.mine, r.noticed_ns) - start);
         double v[REC_FIELDS] = {i, wr, r.epoch, r.failed, noticed, r.revoke_us, r.shrink_us,
                                 r.agree_us, r.windows_us, r.rereplicate_us, r.total_us, r.pairs_restored,
-                                r.restarts, r.stopped_us};
+                                r.restarts, r.stopped_us, r.spawn_us};
         memcpy(o, v, sizeof v);
     }
     drv_gathered g = gather_root(comm, me, mine, nrec * REC_FIELDS, MPI_DOUBLE, sizeof(double));
@@ -242,7 +240,7 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank 
             kt[k] = (double)(drv_on_reference(&m->clocks, drv_host_index(&m->clocks, kills[k].host),
                                           kills[k].time_ns) - start);
         fprintf(f, "failure,rank,epoch,failed_ranks,detect_us,revoke_us,shrink_us,agree_us,windows_us,"
-                   "rereplicate_us,total_us,pairs_restored,restarts,stopped_us\n");
+                   "rereplicate_us,total_us,pairs_restored,restarts,stopped_us,spawn_us\n");
         for (int i = 0; i < g.total / REC_FIELDS; i++) {
             const double *o = (const double *)g.all + i * REC_FIELDS;
             int last = -1;  /* the last kill before this rank noticed */
@@ -250,8 +248,8 @@ static void write_recovery(MPI_Comm comm, const drv_settings *s, const drv_rank 
                 if (kt[k] <= o[4] && (last < 0 || kt[k] > kt[last])) last = k;
             char det[32] = "NA";
             if (last >= 0) snprintf(det, sizeof det, "%.3f", (o[4] - kt[last]) / 1e3);
-            fprintf(f, "%.0f,%.0f,%.0f,%.0f,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%.0f,%.3f\n", o[0],
-                    o[1], o[2], o[3], det, o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12], o[13]);
+            fprintf(f, "%.0f,%.0f,%.0f,%.0f,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%.0f,%.3f,%.3f\n", o[0],
+                    o[1], o[2], o[3], det, o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12], o[13], o[14]);
         }
         fclose(f);
     }
@@ -274,10 +272,9 @@ static void stat_values(const kv_stats *st, long long out[NSTAT]) {
 #undef STAT_VALUE_
 }
 
-static void write_papi(MPI_Comm comm, const drv_settings *s, drv_rank *m, int me) {
-    int size, wr;
+static void write_papi(MPI_Comm comm, const drv_settings *s, drv_rank *m, int me, int wr) {
+    int size;
     MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
     long long mine[PAPI_FIELDS], *all = NULL, ld[NSTAT], rn[NSTAT];
     stat_values(&m->after_load, ld);
     stat_values(&m->after_run, rn);
@@ -486,11 +483,12 @@ int drv_write_results(drv_ctx *x, int64_t t0, int64_t t1) {
     memcpy(mine.failed_kind, m->failed_kind, sizeof mine.failed_kind);
     MPI_Reduce(&mine, &t, 5 + WL_NKINDS, MPI_LONG_LONG, MPI_SUM, 0, comm);
     MPI_Reduce(&m->run_s, &t.run_s, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    drv_hosts_share(comm, &m->clocks);  /* a respawned process knew only the newcomers' hosts */
     drv_clocks_measure(comm, &m->clocks, 1);
     reduce_hists(comm, m, me == 0);
-    write_timeline(comm, s, m, me);
-    write_recovery(comm, s, m, x->kv, me);
-    write_papi(comm, s, m, me);
+    write_timeline(comm, s, m, me, x->rank);
+    write_recovery(comm, s, m, x->kv, me, x->rank);
+    write_papi(comm, s, m, me, x->rank);
     drv_ckpt_write(comm, s, m, me);
     if (me == 0) {
         write_latency(s, m);

@@ -60,6 +60,9 @@ int ta_check_run(const drv_settings *s, int nranks, char *err, size_t len) {
     if (kv_config_check(c, sub, sizeof sub)) return kvu_fail(err, len, "store: %s", sub);
     if (ta_params_check(&s->task, sub, sizeof sub)) return kvu_fail(err, len, "workload: %s", sub);
     if (nranks > TA_MAX_IDS) return kvu_fail(err, len, "a task run has at most %d ranks", TA_MAX_IDS);
+    /* its ranks are MPI_COMM_WORLD's (recover.c), which a respawned one is not in */
+    if (c->variant == KV_VARIANT_RESPAWN)
+        return kvu_fail(err, len, "variant respawn cannot run a task run yet (its replacements are not in MPI_COMM_WORLD)");
     if (c->replicas > members)
         return kvu_fail(err, len, "store.replicas=%d but only %d ranks hold data", c->replicas, members);
     if (c->max_value < ta_head_bytes(nranks) || c->max_value < 8 + 8 * TA_TASK_BYTES)

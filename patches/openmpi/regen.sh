@@ -19,6 +19,9 @@ declare -A SERIES=(
   [0008-prrte-fence-without-dead-nodes]="3rd-party/prrte/src/mca/grpcomm/base/grpcomm_base_stubs.c"
   [0009-comm-cid-after-failure]="ompi/communicator/comm_cid.c ompi/communicator/comm_init.c ompi/communicator/communicator.h"
   [0010-coll-han-off-under-ft]="ompi/mca/coll/han/coll_han_module.c"
+  [0011-prrte-free-dead-slots]="3rd-party/prrte/src/util/attr.h 3rd-party/prrte/src/mca/state/base/base.h 3rd-party/prrte/src/mca/state/base/state_base_fns.c 3rd-party/prrte/src/mca/state/dvm/state_dvm.c"
+  [0012-prrte-connect-release-info]="3rd-party/prrte/src/prted/pmix/pmix_server_dyn.c"
+  [0013-pmix-deregister-lost-client]="3rd-party/openpmix/src/mca/ptl/base/ptl_base_sendrecv.c 3rd-party/openpmix/src/server/pmix_server.c"
 )
 listed=" "
 for name in "${!SERIES[@]}"; do listed+="${SERIES[$name]} "; done

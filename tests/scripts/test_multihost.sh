@@ -39,7 +39,9 @@
 #     its locks that name their holders, reached through the network by
 #     two of the three survivors (win_lock create, each of its cases),
 #     and what a node's leader killed alone leaves of its node-mate
-#     (win_leader: reachable memory, locks that fail).
+#     (win_leader: reachable memory, locks that fail);
+#   respawn: ULFM's replacement of the dead (mpi_respawn) and the store's
+#     variant respawn (store_respawn), with every slot of the hosts taken.
 # No process of a run may die of a signal it was not sent, before its
 # verdict or after (a survivor's MPI_Finalize too: every survivor of a node
 # loss aborted there, in coll/han, before patch 0010).
@@ -169,4 +171,15 @@ done
 # a node's leader killed alone: its node-mate's memory stays reachable,
 # its locks answer MPIX_ERR_PROC_FAILED (their server died)
 case_ win_leader-create "-n 6" win_leader
+# ULFM's respawn across hosts: the survivors spawn as many processes as
+# died and merge them in the dead ranks' places (mpi_respawn, 2 ranks a
+# host: every slot taken, so the spawn needs the dead's slots, patch 0011;
+# rank 0 among the dead: mpirun's heap corrupted before patch 0012), and
+# the store's variant respawn (store_respawn: its pairs back at the old
+# size, rank 0's host and another's killed)
+case_ mpi_respawn-6-3 "--ppn 2" mpi_respawn 3
+case_ mpi_respawn-6-0 "--ppn 2" mpi_respawn 0
+case_ mpi_respawn-6-1-4 "--ppn 2" mpi_respawn 1 4
+case_ store_respawn-create-3 "--ppn 2" store_respawn create 3
+case_ store_respawn-create-0 "--ppn 2" store_respawn create 0
 [ ${#FAILED[@]} -eq 0 ]

@@ -8,7 +8,10 @@
  * maps the acks file or restores the latest checkpoint (checkpoint.c).  A
  * spare rank waits in kv_spare_wait: it serves recoveries and either takes
  * a failed rank's place (then it only joins the result files) or is
- * released at close.  An operation interrupted by a failure
+ * released at close.  A process variant respawn started opens the store,
+ * which makes it a failed rank's replacement at once; it takes that rank's
+ * number (its own world is the newcomers) and joins the result files, its
+ * pid published under that rank for the external injector.  An operation interrupted by a failure
  * (KV_ERR_INTERRUPTED: recovery already ran) is retried up to
  * DRV_RETRIES times and counted as retried.  The injector is ticked with
  * the operation count after every operation.
@@ -89,8 +92,9 @@ static int check_run(const drv_settings *s, char *err, size_t len) {
 
 static int store_check(const drv_settings *s, int nranks, char *err, size_t len) {
     char sub[400];
-    if (s->task.enabled) return ta_check_run(s, nranks, err, len);
     if (kv_config_check(&s->store, sub, sizeof sub)) { snprintf(err, len, "store: %s", sub); return -1; }
+    if (nranks == 0) return 0;  /* a respawned process (kv_driver.c) */
+    if (s->task.enabled) return ta_check_run(s, nranks, err, len);
     if (wl_params_check(&s->work, sub, sizeof sub) || wl_params_check_ranks(&s->work, nranks, sub, sizeof sub)) {
         snprintf(err, len, "workload: %s", sub);
         return -1;
@@ -153,13 +157,21 @@ static int store_open(drv_ctx *x) {
     x->members = x->size - x->s->store.spares;
     x->variant = kv_variant_name(x->s->store.variant);
     x->window = kv_backend_name(x->s->store.backend);
-    if (open_failures(x, &st)) return -1;
+    if (!x->respawned && open_failures(x, &st)) return -1;
     int rc = kv_open(MPI_COMM_WORLD, &x->s->store, &x->kv);
     if (rc == KV_OK && !kv_is_spare(x->kv))  /* variant checkpoint-restart only */
         rc = drv_ckpt_start(x->kv, x->s, x->m, &st.restored);
     if (rc) {
         snprintf(x->err, sizeof x->err, "%s", kv_strerror(rc));
         return -1;
+    }
+    if (x->respawned) {
+        x->rank = kv_rank(x->kv);
+        x->size = x->members = kv_size(x->kv);
+        char pids[1100];
+        snprintf(pids, sizeof pids, "%s/pids", x->s->out);
+        kvi_publish_pid(pids, x->rank);
+        return DRV_SAT_OUT;
     }
     if (!kv_is_spare(x->kv)) return DRV_RUN;
     kv_spare_wait(x->kv);  /* serves recoveries; returns when it took a role or at close */
