@@ -17,8 +17,10 @@
 # wildcard, one folder per part, so a new file needs no edit here.  Header
 # dependencies come from the compiler (-MMD).  The MPI is the one
 # scripts/deps.sh recorded in build/mpi.mk: `make deps` runs it, and so
-# does any target when that file is missing (and only then: editing
-# deps.sh does not make a plain `make` install packages or build MPI).
+# does any target when that file is missing or older than a patch of
+# patches/openmpi (the build it names is then not the series'; deps.sh
+# finds the series' build in its cache or makes it), and only then:
+# editing deps.sh does not make a plain `make` install packages or build MPI.
 
 PREFIX ?= /usr/local
 # Output directory; `make test-sanitize` builds into build/sanitize and
@@ -32,7 +34,7 @@ ifeq ($(filter deps clean distclean,$(MAKECMDGOALS)),)
 -include build/mpi.mk
 -include build/features.mk
 endif
-build/mpi.mk:
+build/mpi.mk: $(wildcard patches/openmpi/*.patch)
 	bash scripts/deps.sh
 
 # ---- optional libraries ------------------------------------------------------
