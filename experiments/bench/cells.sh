@@ -161,7 +161,8 @@ cells_close() {
   echo "chunk: $CELLS_DONE points in $CELLS_SPENT s (longest $CELLS_LONGEST s), $left of $total left" >> "${f%.csv}.meta"
   if [ "$left" -gt 0 ]; then
     pace=$(( CELLS_DONE > 0 ? CELLS_SPENT / CELLS_DONE : 0 ))
-    echo "$(basename "$f"): stopped within $MINUTES minutes, $left of $total points left" \
+    # (left without a budget: points that gave no rows, which stay to do)
+    echo "$(basename "$f"): stopped${MINUTES:+ within $MINUTES minutes}, $left of $total points left" \
       "(about $(( (left * pace + 59) / 60 )) minutes at ${pace} s a point); the same command resumes"
     return 1
   fi
