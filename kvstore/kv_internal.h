@@ -364,6 +364,9 @@ int kvr_share_affected(kv_store *s, kvr_ctx *c);
  * all did, else the local error or KV_ERR_INTERRUPTED, the same decision
  * at every survivor (an agreement is uniform even when a member dies). */
 int kvr_members_agree(kv_store *s, int local_rc);
+/* A recovery's arrays for nids ids (KV_OK or KV_ERR_NOMEM; free them with
+ * kvr_ctx_free either way). */
+int kvr_ctx_alloc(kvr_ctx *c, int nids);
 void kvr_ctx_free(kvr_ctx *c);
 /* A newcomer's part of the survivors' recovery, from the membership on
  * (variant respawn; t0: when it started joining). */

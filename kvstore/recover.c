@@ -516,6 +516,13 @@ void kvr_record(kv_store *s, const kv_recovery_times *rt) {
     s->rec[s->nrec++] = *rt;
 }
 
+int kvr_ctx_alloc(kvr_ctx *c, int nids) {
+    c->old_ids = malloc((size_t)(nids + 1) * sizeof(int));
+    c->old_node = malloc((size_t)(nids + 1) * sizeof(int));
+    c->failed = calloc((size_t)nids + 1, sizeof(bool));
+    return c->old_ids && c->old_node && c->failed ? KV_OK : KV_ERR_NOMEM;
+}
+
 void kvr_ctx_free(kvr_ctx *c) {
     free(c->old_ids);
     free(c->old_node);
@@ -558,10 +565,7 @@ int kvr_recover(kv_store *s) {
     int64_t t0 = kv_clock_ns();
     c.rt.noticed_ns = kv_wall_ns();
     c.rt.detect_us = s->failure_ns > 0 ? (double)(c.rt.noticed_ns - s->failure_ns) / 1e3 : -1;
-    c.old_ids = malloc((size_t)(s->nids + 1) * sizeof(int));
-    c.old_node = malloc((size_t)(s->nids + 1) * sizeof(int));
-    c.failed = calloc((size_t)s->nids + 1, sizeof(bool));
-    if (!c.old_ids || !c.old_node || !c.failed) {
+    if (kvr_ctx_alloc(&c, s->nids) != KV_OK) {
         kvr_ctx_free(&c);
         return KV_ERR_NOMEM;
     }

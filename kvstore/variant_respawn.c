@@ -135,10 +135,7 @@ static int hand_over(kv_store *s, kvr_ctx *c, MPI_Comm merged, bool newcomer) {
         s->epoch = h.epoch;
         c->nold = h.nold;
         c->old_by_node = h.old_by_node;
-        c->old_ids = malloc((size_t)(s->nids + 1) * sizeof(int));
-        c->old_node = malloc((size_t)(s->nids + 1) * sizeof(int));
-        c->failed = calloc((size_t)s->nids + 1, sizeof(bool));
-        if (!c->old_ids || !c->old_node || !c->failed) return MPI_ERR_NO_MEM;
+        if (kvr_ctx_alloc(c, s->nids) != KV_OK) return MPI_ERR_NO_MEM;
     }
     rc = MPI_Bcast(c->old_ids, c->nold, MPI_INT, 0, merged);
     if (rc == MPI_SUCCESS) rc = MPI_Bcast(c->old_node, s->nids, MPI_INT, 0, merged);

@@ -34,12 +34,13 @@ read -r -a VARS <<< "${VARIANTS:-proposed recreate-copy checkpoint-restart}"
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 "$ROOT/scripts/provenance" "SET=taskapp RUNS=$RUNS RANKS=$RANKS VARIANTS='${VARS[*]}' make soak" > "${OUT%.csv}.meta"
 echo "app,size,variant,ranks,seed,kills,outcome,tasks_redone,seconds" > "$OUT"
+APPS=("nqueens 15" "uts T1")  # "app size"
 app_of() {  # the application of a seed's run: by turns of len(VARS) runs, so every variant meets both
-  if [ $((($1 / ${#VARS[@]}) % 2)) = 1 ]; then echo "uts T1"; else echo "nqueens 15"; fi
+  echo "${APPS[$((($1 / ${#VARS[@]}) % ${#APPS[@]}))]}"
 }
 declare -A LEN  # "app size variant" -> seconds of a failure-free run's run phase (meta.json run_s)
 for v in "${VARS[@]}"; do
-  for app in "nqueens 15" "uts T1"; do
+  for app in "${APPS[@]}"; do
     set -- $app; d=$W/calibrate; rm -rf "$d"; mkdir -p "$d"
     extra=(); [ "$v" = checkpoint-restart ] && extra=(store.replicas=1 store.checkpoint_dir="$d/ckpt" driver.checkpoint_s=0.05)
     "$ROOT/scripts/kvrun" -n "$RANKS" --timeout 240 -- "$BIN/kv_driver" workload.kind=taskapp workload.app=$1 \
